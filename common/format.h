@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* The cacheshim report file: the one contract between shim/ and report/.
+ *
+ * The shim maps this file MAP_SHARED and updates it while the program runs,
+ * so a crash or a kill loses at most the calls in flight.  Layout, all
+ * little-endian, native x86-64 alignment:
+ *
+ *   struct cs_file_header            at offset 0, CS_HEADER_SIZE bytes
+ *   blocks                           from CS_HEADER_SIZE up to header.used
+ *
+ * Every block starts with struct cs_block {type, size}.  A writer reserves
+ * a block by advancing header.used (atomically: this happens on slow paths
+ * only), writes the size, then the body, and stores the type last.  A
+ * reader walks blocks up to header.used and stops at a block whose size is
+ * zero (a reservation interrupted by a crash).  A block of unknown type is
+ * skipped by its size, so newer writers can add block types without
+ * breaking older readers.  docs/report-format.md is the prose version.
+ *
+ * Integer-only: this header is included by the shim's hot path, which is
+ * built with -mgeneral-regs-only.
+ */
+#ifndef CACHESHIM_COMMON_FORMAT_H
+#define CACHESHIM_COMMON_FORMAT_H
+
+#include <stdint.h>
+
+#define CS_MAGIC "CSHIMRPT"
+#define CS_FORMAT_VERSION 1u
+#define CS_HEADER_SIZE 4096u
+
+#define CS_MAX_EVENTS 16u
+#define CS_EVENT_NAME_MAX 64u
+#define CS_PROGRAM_MAX 512u
+#define CS_TARGET_NAME_MAX 128u
+
+/* header.state */
+enum cs_file_state {
+	CS_STATE_RUNNING = 1, /* the writer has not finished: crash, kill or live */
+	CS_STATE_COMPLETE = 2, /* the writer finished at exit */
+};
+
+/* cs_file_event.kind */
+enum cs_event_kind {
+	CS_EVENT_TSC = 1, /* rdtsc ticks */
+	CS_EVENT_PERF = 2, /* a perf_event_open counter */
+};
+
+/* cs_file_event.flags */
+#define CS_EVENT_COUNTED 0x1u /* opened in at least one thread */
+#define CS_EVENT_FAILED 0x2u /* could not be opened: values are not counted */
+
+struct cs_file_event {
+	char name[CS_EVENT_NAME_MAX]; /* as the user wrote it, NUL-terminated */
+	uint32_t kind; /* enum cs_event_kind */
+	uint32_t flags; /* CS_EVENT_* */
+	uint32_t perf_type; /* perf_event_attr.type (CS_EVENT_PERF) */
+	uint32_t reserved;
+	uint64_t perf_config; /* perf_event_attr.config */
+	uint64_t perf_config1;
+	uint64_t perf_config2;
+};
+
+struct cs_file_header {
+	char magic[8]; /* CS_MAGIC, no NUL */
+	uint32_t version; /* CS_FORMAT_VERSION */
+	uint32_t header_size; /* CS_HEADER_SIZE */
+	uint64_t capacity; /* bytes reserved for the file (its mapped size) */
+	uint64_t used; /* end of the last reserved block; CS_USED_SEALED set
+			* once the writer finished (mask it off) */
+	uint32_t state; /* enum cs_file_state */
+	uint32_t nevents; /* entries of events[] in use */
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ns; /* CLOCK_REALTIME at start */
+	uint64_t end_ns; /* CLOCK_REALTIME at exit, 0 while running */
+	uint64_t tsc_hz; /* measured TSC frequency, 0 if unknown */
+	uint64_t lost_calls; /* calls not recorded: file full or re-entry */
+	uint64_t session; /* CACHESHIM_SESSION of the launcher, 0 if none */
+	uint64_t reserved[7];
+	char program[CS_PROGRAM_MAX]; /* /proc/self/exe at start */
+	struct cs_file_event events[CS_MAX_EVENTS];
+};
+
+/* Top bit of header.used: set at exit so that no block can be reserved
+ * beyond the size the file is then trimmed to. */
+#define CS_USED_SEALED (1ull << 63)
+
+_Static_assert(sizeof(struct cs_file_header) <= CS_HEADER_SIZE,
+	       "header must fit its page");
+
+/* cs_block.type */
+enum cs_block_type {
+	CS_BLOCK_MODULE = 1, /* struct cs_module_block */
+	CS_BLOCK_TARGET = 2, /* struct cs_target_block */
+	CS_BLOCK_SITE = 3, /* struct cs_site_block */
+	CS_BLOCK_THREAD = 4, /* struct cs_thread_block */
+};
+
+struct cs_block {
+	uint32_t type; /* enum cs_block_type, 0 while being written */
+	uint32_t size; /* whole block incl. this header, multiple of 8 */
+};
+
+/* A loaded module (executable, shared library).  Call sites are stored as
+ * (module id, offset) so that the report can symbolize them offline, even
+ * when a later module reuses the address range of an unloaded one. */
+struct cs_module_block {
+	struct cs_block hdr;
+	uint32_t id; /* >= 1, unique within the file */
+	uint32_t build_id_len; /* bytes of build_id in use, 0 if none */
+	uint64_t base; /* load bias (link_map l_addr) */
+	uint64_t lo, hi; /* mapped address range [lo, hi) */
+	uint8_t build_id[32]; /* NT_GNU_BUILD_ID */
+	char path[]; /* NUL-terminated, padded to the block size */
+};
+
+/* cs_target_block.how */
+#define CS_HOOK_GOT 0x1u /* GOT slots (PLT and GLOB_DAT) point to the wrapper */
+
+/* A wrapped function: one per (name, address). */
+struct cs_target_block {
+	struct cs_block hdr;
+	uint32_t id; /* >= 1, referenced by cs_site_block.target */
+	uint32_t how; /* CS_HOOK_* */
+	uint32_t module; /* module defining it, 0 if unknown */
+	uint32_t argn; /* keyed by argument argn (1-based), 0 = not keyed */
+	uint64_t addr; /* run-time address */
+	uint32_t got_slots; /* GOT slots patched */
+	uint32_t reserved;
+	char name[CS_TARGET_NAME_MAX];
+};
+
+/* A thread that made at least one measured call. */
+struct cs_thread_block {
+	struct cs_block hdr;
+	uint32_t tid;
+	uint32_t flags;
+	uint32_t events_open; /* bitmask: events that opened in this thread */
+	uint32_t reserved;
+};
+
+/* Histogram: values 0..CS_HIST_EXACT-1 get a bucket each; above, every
+ * power of two [2^k, 2^(k+1)) is split into 2^CS_HIST_SUB_BITS equal
+ * buckets (HDR-style log-linear), so a bucket is at most 1/32 of its lower
+ * bound wide and its midpoint is within 1.6% of any value in it.  Values
+ * of 2^CS_HIST_MAX_BITS and above share the last bucket (max is exact). */
+#define CS_HIST_SUB_BITS 5u
+#define CS_HIST_EXACT 64u
+#define CS_HIST_MAX_BITS 40u
+#define CS_HIST_BUCKETS \
+	(CS_HIST_EXACT + (CS_HIST_MAX_BITS - 6u) * (1u << CS_HIST_SUB_BITS))
+
+/* Aggregate of one event over the calls of one site. */
+struct cs_stat {
+	uint64_t sum;
+	uint64_t sumsq_lo, sumsq_hi; /* 128-bit sum of squares */
+	uint64_t min, max;
+	uint64_t first; /* value of the first measured call (the cold call) */
+	uint64_t hist[CS_HIST_BUCKETS];
+};
+
+#define CS_KEY_NONE UINT64_MAX
+
+/* Everything one thread measured for one (target, call site, key). */
+struct cs_site_block {
+	struct cs_block hdr;
+	uint32_t target; /* cs_target_block.id */
+	uint32_t tid;
+	uint64_t callsite; /* raw return address */
+	uint32_t module; /* cs_module_block.id of the caller, 0 = unknown */
+	uint32_t nevents; /* entries of stat[] (== header.nevents) */
+	uint64_t offset; /* callsite - module base */
+	uint64_t key; /* argument size class, CS_KEY_NONE when not keyed */
+	uint64_t calls; /* measured calls that returned */
+	uint64_t entered; /* calls that entered the wrapper */
+	uint64_t dropped; /* returned, but the reading was unusable */
+	uint64_t reserved;
+	struct cs_stat stat[];
+};
+
+/* Bucket of value v. */
+static inline unsigned cs_hist_index(uint64_t v)
+{
+	unsigned k;
+
+	if (v < CS_HIST_EXACT)
+		return (unsigned)v;
+	k = 63u - (unsigned)__builtin_clzll(v); /* k >= 6 */
+	if (k >= CS_HIST_MAX_BITS)
+		return CS_HIST_BUCKETS - 1u;
+	return CS_HIST_EXACT + (k - 6u) * (1u << CS_HIST_SUB_BITS) +
+	       (unsigned)((v >> (k - CS_HIST_SUB_BITS)) &
+			  ((1u << CS_HIST_SUB_BITS) - 1u));
+}
+
+/* Smallest value that falls into bucket b. */
+static inline uint64_t cs_hist_lower(unsigned b)
+{
+	unsigned k, s;
+
+	if (b < CS_HIST_EXACT)
+		return b;
+	k = 6u + (b - CS_HIST_EXACT) / (1u << CS_HIST_SUB_BITS);
+	s = (b - CS_HIST_EXACT) % (1u << CS_HIST_SUB_BITS);
+	return (1ull << k) + ((uint64_t)s << (k - CS_HIST_SUB_BITS));
+}
+
+/* Number of values in bucket b (the last bucket is open-ended: its width
+ * here is that of a regular bucket). */
+static inline uint64_t cs_hist_width(unsigned b)
+{
+	if (b < CS_HIST_EXACT)
+		return 1;
+	return 1ull << (6u + (b - CS_HIST_EXACT) / (1u << CS_HIST_SUB_BITS) -
+			CS_HIST_SUB_BITS);
+}
+
+/* Bytes of a site block with n events. */
+static inline uint64_t cs_site_block_size(unsigned n)
+{
+	return sizeof(struct cs_site_block) + (uint64_t)n * sizeof(struct cs_stat);
+}
+
+#endif /* CACHESHIM_COMMON_FORMAT_H */

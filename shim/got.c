@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* GOT patching: every JUMP_SLOT (PLT) and GLOB_DAT slot of every loaded
+ * module whose symbol matches a target pattern is pointed at the target's
+ * entry stub.  GLOB_DAT slots make function pointers taken through the GOT
+ * (method tables, callbacks) reach the wrapper too.  RELRO pages are made
+ * writable around the store (never executable ones: the GOT is data).
+ * Runs in the constructor and after every dlopen, under one lock. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+
+struct dyn_info {
+	uint64_t base; /* load bias */
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const ElfW(Rela) *jmprel, *rela;
+	size_t jmprel_size, rela_size;
+	const ElfW(Versym) *versym;
+	const ElfW(Verneed) *verneed;
+	uint64_t relro_lo, relro_hi;
+	uint64_t lo, hi; /* mapped range: a slot pointing here is unresolved */
+	const char *name;
+};
+
+static pthread_mutex_t got_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t self_base; /* our own load bias: never patched */
+static int patched_total;
+
+/* Dynamic-section pointers are relocated in memory by ld.so on x86-64,
+ * except in a few odd modules (vdso): accept both. */
+static const void *dptr(const struct dyn_info *d, uint64_t v)
+{
+	return (const void *)(uintptr_t)(v < d->base ? v + d->base : v);
+}
+
+static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	d->base = info->dlpi_addr;
+	d->name = info->dlpi_name;
+	d->lo = UINT64_MAX;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(uintptr_t)a;
+		if (ph->p_type == PT_GNU_RELRO) {
+			d->relro_lo = a;
+			d->relro_hi = a + ph->p_memsz;
+		}
+		if (ph->p_type == PT_LOAD) {
+			if (a < d->lo)
+				d->lo = a;
+			if (a + ph->p_memsz > d->hi)
+				d->hi = a + ph->p_memsz;
+		}
+	}
+	if (!dyn)
+		return -ENOENT;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+			d->symtab = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			d->strtab = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_JMPREL:
+			d->jmprel = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			d->jmprel_size = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			d->rela = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			d->rela_size = dyn->d_un.d_val;
+			break;
+		case DT_VERSYM:
+			d->versym = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_VERNEED:
+			d->verneed = dptr(d, dyn->d_un.d_ptr);
+			break;
+		}
+	}
+	return d->symtab && d->strtab ? 0 : -ENOENT;
+}
+
+/* Version string a module requires for symbol index sym, or NULL. */
+static const char *needed_version(const struct dyn_info *d, uint32_t sym)
+{
+	const ElfW(Verneed) *vn = d->verneed;
+	ElfW(Half) want;
+
+	if (!d->versym || !vn)
+		return NULL;
+	want = d->versym[sym] & 0x7fff;
+	if (want < 2)
+		return NULL; /* local or global: no version */
+	for (;;) {
+		const ElfW(Vernaux) *a =
+			(const ElfW(Vernaux) *)((const char *)vn + vn->vn_aux);
+		unsigned i;
+
+		for (i = 0; i < vn->vn_cnt; i++) {
+			if (a->vna_other == want)
+				return d->strtab + a->vna_name;
+			a = (const ElfW(Vernaux) *)((const char *)a + a->vna_next);
+		}
+		if (!vn->vn_next)
+			return NULL;
+		vn = (const ElfW(Verneed) *)((const char *)vn + vn->vn_next);
+	}
+}
+
+/* The function a slot leads to.  A lazily bound slot still points into its
+ * own module's PLT: resolve the symbol as ld.so would. */
+static uint64_t real_address(const struct dyn_info *d, uint32_t sym,
+			     const char *name, uint64_t cur)
+{
+	const char *ver;
+	void *p;
+
+	if (cur && !(cur >= d->lo && cur < d->hi && d->symtab[sym].st_shndx == SHN_UNDEF))
+		return cur;
+	ver = needed_version(d, sym);
+	p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* Target index for (name, addr), creating it.  Returns -1 when full. */
+static int target_for(const char *name, uint64_t addr, unsigned argn)
+{
+	struct cs_target *t;
+	struct cs_target_block *b;
+	uint64_t base;
+	unsigned i;
+
+	for (i = 0; i < cs_g.ntargets; i++) {
+		if (cs_g.targets[i].addr == addr && !strcmp(cs_g.targets[i].name, name))
+			return (int)i;
+	}
+	if (cs_g.ntargets == CS_MAX_TARGETS) {
+		CS_LOG_ONCE("more than %d functions matched; '%s' and later are not wrapped",
+			    CS_MAX_TARGETS, name);
+		return -1;
+	}
+	b = cs_output_reserve(sizeof(*b));
+	if (!b) {
+		CS_LOG_ONCE("report file full; '%s' and later are not wrapped", name);
+		return -1;
+	}
+	t = &cs_g.targets[cs_g.ntargets];
+	t->addr = addr;
+	t->id = cs_g.ntargets + 1;
+	t->argn = argn;
+	t->stub = cs_stub_addr(cs_g.ntargets);
+	t->block = b;
+	strncpy(t->name, name, sizeof(t->name) - 1);
+	b->id = t->id;
+	b->how = CS_HOOK_GOT;
+	b->argn = argn;
+	b->addr = addr;
+	b->module = cs_modules_lookup(addr, &base);
+	memcpy(b->name, t->name, sizeof(b->name));
+	cs_output_publish(b, CS_BLOCK_TARGET);
+	/* The trampoline indexes targets[] by what the stub pushes: make the
+	 * entry complete before any slot points at its stub. */
+	__atomic_store_n(&cs_g.ntargets, cs_g.ntargets + 1, __ATOMIC_RELEASE);
+	return (int)i;
+}
+
+static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
+{
+	uint64_t page = (uint64_t)(uintptr_t)slot & ~(uint64_t)(getpagesize() - 1);
+	int relro = (uint64_t)(uintptr_t)slot >= d->relro_lo &&
+		    (uint64_t)(uintptr_t)slot < d->relro_hi;
+
+	if (relro && mprotect((void *)(uintptr_t)page, (size_t)getpagesize(),
+			      PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
+	if (relro)
+		mprotect((void *)(uintptr_t)page, (size_t)getpagesize(), PROT_READ);
+	return 0;
+}
+
+static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) *r,
+			 size_t bytes)
+{
+	const ElfW(Rela) *end = (const ElfW(Rela) *)((const char *)r + bytes);
+
+	for (; r && r < end; r++) {
+		uint32_t type = ELF64_R_TYPE(r->r_info), sym = ELF64_R_SYM(r->r_info);
+		const ElfW(Sym) *s = &d->symtab[sym];
+		uint64_t *slot = (uint64_t *)(uintptr_t)(d->base + r->r_offset);
+		const char *name;
+		uint64_t cur, real;
+		int pat, idx, st;
+
+		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !sym)
+			continue;
+		st = ELF64_ST_TYPE(s->st_info);
+		/* Data objects reached through GLOB_DAT must stay untouched. */
+		if (st != STT_FUNC && st != STT_GNU_IFUNC &&
+		    !(st == STT_NOTYPE && type == R_X86_64_JUMP_SLOT))
+			continue;
+		name = d->strtab + s->st_name;
+		pat = cs_settings_match(&cs_g.settings, name);
+		if (pat < 0)
+			continue;
+		cur = *slot;
+		if (cs_stub_is(cur))
+			continue;
+		real = real_address(d, sym, name, cur);
+		if (!real)
+			continue;
+		idx = target_for(name, real, cs_g.settings.targets[pat].argn);
+		if (idx < 0)
+			continue;
+		if (write_slot(d, slot, (uint64_t)(uintptr_t)cs_g.targets[idx].stub) < 0) {
+			CS_LOG_ONCE("cannot write a GOT slot of '%s' in %s; some calls are not seen",
+				    name, d->name && *d->name ? d->name : "the program");
+			continue;
+		}
+		cs_g.settings.targets[pat].matched++;
+		cs_g.targets[idx].block->got_slots++;
+		patched_total++;
+	}
+}
+
+static int skip_module(const struct dl_phdr_info *info)
+{
+	const char *n = info->dlpi_name ? info->dlpi_name : "";
+
+	/* Ourselves (our own libc calls must not come back to us), the vdso
+	 * and the dynamic loader (its GOT serves the resolver itself). */
+	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
+	       strstr(n, "/ld-linux") != NULL;
+}
+
+static int patch_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct dyn_info d;
+
+	if (skip_module(info) || read_dynamic(info, &d) < 0)
+		return 0;
+	patch_relocs(&d, d.jmprel, d.jmprel_size);
+	patch_relocs(&d, d.rela, d.rela_size);
+	return 0;
+}
+
+int cs_got_patch_all(void)
+{
+	Dl_info self;
+	int before;
+
+	pthread_mutex_lock(&got_lock);
+	if (!self_base && dladdr((void *)cs_got_patch_all, &self))
+		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
+	before = patched_total;
+	dl_iterate_phdr(patch_module, NULL);
+	before = patched_total - before;
+	pthread_mutex_unlock(&got_lock);
+	return before;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-call hot path: what runs at entry and exit of every wrapped call.
+ *
+ * Cost budget (TSC ticks at 2 GHz on the development machines; see
+ * docs/performance.md): the counter reads themselves are the floor, one
+ * PERF_FORMAT_GROUP read() each side (~900 ticks) or lfence;rdtsc (~60).
+ * Everything else here must stay well under 10% of that: one TLS load, one
+ * open-addressing probe of the thread's site table (usually a hit on the
+ * first slot), a few integer updates per event.  No malloc, no locks, no
+ * atomics, no libc calls, no syscalls but the counter read (issued inline,
+ * so errno is never touched).  Built with -mgeneral-regs-only: the
+ * trampoline does not save vector or x87 registers around these calls.
+ *
+ * Anything that is not a hit in the site table (first call of a thread,
+ * a new call site) returns CS_ENTER_SLOW and is done by thread.c with the
+ * full register state saved.
+ */
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "shim/internal.h"
+
+__thread struct cs_thread *cs_tls_thread;
+__thread unsigned cs_tls_guard; /* nonzero while shim code runs */
+
+static inline uint64_t rdtsc_begin(void)
+{
+	uint32_t lo, hi;
+
+	/* The target must not start before the timestamp is taken. */
+	__asm__ volatile("rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rdtsc_end(void)
+{
+	uint32_t lo, hi;
+
+	/* Wait for the target's instructions to finish first. */
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* read(2) without libc, so that errno and targets like `read` stay out. */
+static inline long sys_read(int fd, void *buf, unsigned long n)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(n)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+void cs_hot_read(struct cs_thread *t, struct cs_group_read *out)
+{
+	if (t->group_fd >= 0 &&
+	    sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
+		out->nr = 0; /* marks the reading unusable */
+}
+
+/* Size class of an argument: 0, 1, 2-3, 4-7, ... keyed by its lower bound. */
+static inline uint64_t size_class(uint64_t v)
+{
+	return v ? 1ull << (63 - __builtin_clzll(v)) : 0;
+}
+
+uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn)
+{
+	static const unsigned reg_off[6] = { 0, 1, 2, 3, 4, 5 };
+	const uint64_t *regs = &f->rdi;
+
+	if (!argn)
+		return CS_KEY_NONE;
+	if (argn <= 6)
+		return size_class(regs[reg_off[argn - 1]]);
+	/* Stack arguments: the 7th argument is the first qword. */
+	return size_class(((const uint64_t *)f->stack_args)[argn - 7]);
+}
+
+static inline struct cs_site_block *find_site(const struct cs_thread *t,
+					      uint32_t target, uint64_t callsite,
+					      uint64_t key)
+{
+	uint64_t h = cs_site_hash(target, callsite, key);
+	const struct cs_site_slot *s;
+
+	for (;; h++) {
+		s = &t->table[h & t->mask];
+		if (!s->site)
+			return NULL;
+		if (s->callsite == callsite && s->target == target &&
+		    s->key == key)
+			return s->site;
+	}
+}
+
+void cs_hot_begin(struct cs_thread *t, struct cs_frame *f,
+		  struct cs_site_block *site)
+{
+	uint64_t avail;
+
+	f->site = site;
+	site->entered++;
+	/* Never copy past the top of the thread's own stack (a fault); on other
+	 * stacks (fibers) the whole window is copied. */
+	avail = (uint64_t)-1;
+	if (f->stack_args >= t->stack_lo && f->stack_args < t->stack_hi)
+		avail = t->stack_hi - f->stack_args;
+	f->copy_qwords = (avail < cs_window ? avail : cs_window) / 8;
+	cs_hot_read(t, &f->start);
+	f->tsc_start = rdtsc_begin();
+}
+
+uint64_t cs_hot_enter(struct cs_frame *f)
+{
+	const struct cs_target *tg = &cs_g.targets[f->target_idx];
+	struct cs_thread *t = cs_tls_thread;
+	struct cs_site_block *site;
+
+	f->target_addr = tg->addr;
+	if (cs_tls_guard) {
+		/* Our own code (or a signal arriving in it) called a target. */
+		if (cs_g.hdr)
+			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1,
+					   __ATOMIC_RELAXED);
+		return CS_ENTER_PASS;
+	}
+	if (!t)
+		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
+	if (!t->ready)
+		return CS_ENTER_PASS;
+	cs_tls_guard = 1;
+	site = find_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
+	if (!site) {
+		cs_tls_guard = 0;
+		return CS_ENTER_SLOW;
+	}
+	cs_hot_begin(t, f, site);
+	cs_tls_guard = 0;
+	return CS_ENTER_MEASURE;
+}
+
+static inline void stat_add(struct cs_stat *st, uint64_t calls_before,
+			    uint64_t v)
+{
+	unsigned __int128 sq = (unsigned __int128)v * v;
+	uint64_t lo = st->sumsq_lo + (uint64_t)sq;
+
+	st->sumsq_hi += (uint64_t)(sq >> 64) + (lo < st->sumsq_lo);
+	st->sumsq_lo = lo;
+	st->sum += v;
+	if (!calls_before) {
+		st->first = v;
+		st->min = v;
+		st->max = v;
+	} else {
+		if (v < st->min)
+			st->min = v;
+		if (v > st->max)
+			st->max = v;
+	}
+	st->hist[cs_hist_index(v)]++;
+}
+
+void cs_hot_exit(struct cs_frame *f)
+{
+	uint64_t tsc_end = rdtsc_end();
+	struct cs_thread *t = cs_tls_thread;
+	struct cs_site_block *site = f->site;
+	struct cs_group_read end;
+	uint64_t calls;
+	unsigned i;
+
+	end.nr = 0;
+	cs_hot_read(t, &end);
+	cs_tls_guard = 1;
+	/* A perf reading is usable only if every counter ran the whole call
+	 * (no multiplexing) and both reads succeeded. */
+	if (t->group_fd >= 0 &&
+	    (!end.nr || !f->start.nr ||
+	     end.time_running - f->start.time_running !=
+		     end.time_enabled - f->start.time_enabled)) {
+		site->dropped++;
+		cs_tls_guard = 0;
+		return;
+	}
+	calls = site->calls;
+	for (i = 0; i < t->nperf; i++)
+		stat_add(&site->stat[t->perf_event[i]], calls,
+			 end.values[i] - f->start.values[i]);
+	if (cs_g.tsc_index >= 0)
+		stat_add(&site->stat[cs_g.tsc_index], calls,
+			 tsc_end - f->tsc_start);
+	site->calls = calls + 1;
+	cs_tls_guard = 0;
+}

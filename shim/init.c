@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Start and end of the shim: the constructor reads the settings once, opens
+ * the report file, encodes the events and patches the GOTs; the destructor
+ * seals the file.  Also the fork handler and the dlopen wrapper (modules
+ * loaded later are patched before dlopen returns). */
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+
+struct cs_global cs_g;
+uint64_t cs_window = CS_DEFAULT_WINDOW;
+uint64_t cs_xsave_size = 512 + 64;
+uint64_t cs_xsave_mask;
+
+int cs_thread_init(void);
+void cs_thread_after_fork(void);
+void cs_modules_reset(void);
+
+static const char *env(const char *name)
+{
+	return getenv(name);
+}
+
+/* Sizes the slow path's XSAVE area from CPUID leaf 0xD; without XSAVE the
+ * trampoline falls back to FXSAVE (x87 + SSE). */
+static void xsave_setup(void)
+{
+	unsigned a, b, c, d;
+	uint32_t lo, hi;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	__cpuid_count(0xd, 0, a, b, c, d);
+	/* Leave out AMX tile state (bits 17, 18): the shim never touches it. */
+	cs_xsave_mask = (((uint64_t)hi << 32) | lo) & ~((1ull << 17) | (1ull << 18));
+	cs_xsave_size = b + 64;
+}
+
+static void report_unmatched(void)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.settings.ntargets; i++) {
+		if (!cs_g.settings.targets[i].matched)
+			cs_log("target '%s' matched no function called through a GOT slot "
+			       "in any loaded module (yet)", cs_g.settings.targets[i].glob);
+	}
+}
+
+/* Records the targets again in a new file (after fork). */
+static void rewrite_targets(void)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.ntargets; i++) {
+		struct cs_target *t = &cs_g.targets[i];
+		struct cs_target_block *old = t->block, *b;
+
+		b = cs_output_reserve(sizeof(*b));
+		if (!b) {
+			t->block = NULL;
+			continue;
+		}
+		memcpy((char *)b + sizeof(b->hdr), (char *)old + sizeof(old->hdr),
+		       sizeof(*b) - sizeof(b->hdr));
+		cs_output_publish(b, CS_BLOCK_TARGET);
+		t->block = b;
+	}
+}
+
+/* A forked child: the parent's counters and report file are not ours.
+ * Keep the target list, open a file of our own, re-record modules and
+ * targets there; threads set up again at their next call. */
+static void after_fork_child(void)
+{
+	static struct cs_target_block copies[CS_MAX_TARGETS];
+	unsigned i;
+
+	if (!cs_g.enabled)
+		return;
+	cs_tls_guard++;
+	cs_g.enabled = 0;
+	cs_g.pid = getpid();
+	cs_thread_after_fork();
+	/* The target blocks live in the parent's mapping: copy them first. */
+	for (i = 0; i < cs_g.ntargets; i++) {
+		if (cs_g.targets[i].block)
+			copies[i] = *cs_g.targets[i].block;
+		cs_g.targets[i].block = &copies[i];
+	}
+	cs_output_forget();
+	if (cs_output_open() == 0) {
+		cs_g.hdr->nevents = cs_g.nevents;
+		memcpy(cs_g.hdr->events, cs_g.events, sizeof(cs_g.events));
+		cs_modules_reset();
+		cs_modules_scan();
+		rewrite_targets();
+		cs_g.enabled = 1;
+	}
+	cs_tls_guard--;
+}
+
+static void program_path(void)
+{
+	ssize_t n = readlink("/proc/self/exe", cs_g.hdr_program,
+			     sizeof(cs_g.hdr_program) - 1);
+
+	cs_g.hdr_program[n > 0 ? n : 0] = '\0';
+	if (n <= 0)
+		strcpy(cs_g.hdr_program, "unknown");
+}
+
+__attribute__((constructor)) static void cs_init(void)
+{
+	int saved_errno = errno;
+
+	/* Never act inside setuid/setgid programs. */
+	if (getauxval(AT_SECURE))
+		return;
+	cs_tls_guard++;
+	cs_g.pid = getpid();
+	if (cs_settings_parse(&cs_g.settings, env) < 0 && !cs_g.settings.ntargets)
+		goto out;
+	if (!cs_g.settings.ntargets) {
+		cs_log("CACHESHIM_TARGETS is not set or names no function; not profiling");
+		goto out;
+	}
+	cs_window = cs_g.settings.window;
+	program_path();
+	xsave_setup();
+	if (cs_output_open() < 0)
+		goto out;
+	cs_events_setup(&cs_g.settings, cs_g.hdr);
+	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
+	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
+		goto out;
+	pthread_atfork(NULL, NULL, after_fork_child);
+	cs_modules_scan();
+	cs_g.enabled = 1;
+	cs_got_patch_all();
+	report_unmatched();
+out:
+	cs_tls_guard--;
+	errno = saved_errno;
+}
+
+__attribute__((destructor)) static void cs_fini(void)
+{
+	if (cs_g.enabled && getpid() == cs_g.pid)
+		cs_output_close();
+}
+
+/* dlopen: patch what the new module (and its dependencies) bring before
+ * the caller can use the handle.  Note: glibc looks at the caller of
+ * dlopen for the caller's DT_RUNPATH; through this wrapper that caller is
+ * libcacheshim (see docs/design.md). */
+CS_EXPORT void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+	int saved;
+
+	if (!real)
+		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	h = real(file, mode);
+	if (h && cs_g.enabled && !cs_tls_guard) {
+		saved = errno;
+		cs_tls_guard++;
+		cs_modules_scan();
+		cs_got_patch_all();
+		cs_tls_guard--;
+		errno = saved;
+	}
+	return h;
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* Private declarations of the preloaded library (shim/). */
+#ifndef CACHESHIM_SHIM_INTERNAL_H
+#define CACHESHIM_SHIM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/format.h"
+
+#define CS_EXPORT __attribute__((visibility("default")))
+
+/* ---- log.c: one line on stderr, async-signal-safe (write(2) only) ---- */
+void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like cs_log, but only the first time this call site logs. */
+#define CS_LOG_ONCE(...)                          \
+	do {                                      \
+		static int cs_logged_;            \
+		if (!cs_logged_) {                \
+			cs_logged_ = 1;           \
+			cs_log(__VA_ARGS__);      \
+		}                                 \
+	} while (0)
+
+/* ---- settings.c: CACHESHIM_* read once ---- */
+#define CS_MAX_TARGET_PATTERNS 64
+#define CS_DEFAULT_OUTPUT "cacheshim.out.%p"
+#define CS_DEFAULT_WINDOW 256 /* bytes of stack arguments copied per call */
+
+struct cs_target_pattern {
+	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
+	unsigned argn; /* name:argN, 0 = none */
+	unsigned matched; /* symbols it matched (set while patching) */
+};
+
+struct cs_settings {
+	struct cs_target_pattern targets[CS_MAX_TARGET_PATTERNS];
+	unsigned ntargets;
+	char events[CS_MAX_EVENTS][CS_EVENT_NAME_MAX];
+	unsigned nevents;
+	int events_defaulted; /* CACHESHIM_EVENTS unset: defaults chosen */
+	char output[4096]; /* path pattern with %p, %e, %% */
+	unsigned window; /* stack bytes copied, multiple of 16 */
+	uint64_t capacity; /* bytes reserved for the report file */
+	uint64_t session; /* CACHESHIM_SESSION, set by `cacheshim run` */
+	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
+};
+
+/* Parses the CACHESHIM_* variables through getenv_fn (getenv, or a fake
+ * in tests) into *s.  Returns 0, or -EINVAL with one cs_log line per
+ * problem for unusable values; the parts that parsed stay usable. */
+int cs_settings_parse(struct cs_settings *s,
+		      const char *(*getenv_fn)(const char *name));
+/* Expands the %p, %e and %% of pattern into out.  Returns 0 or -ENAMETOOLONG. */
+int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog,
+			    char *out, size_t outlen);
+/* Index of the first pattern that matches name, or -1. */
+int cs_settings_match(const struct cs_settings *s, const char *name);
+
+/* ---- events.c: encodings (at start) and per-thread counter groups ---- */
+struct cs_event_enc {
+	uint32_t kind; /* enum cs_event_kind */
+	uint32_t perf_type;
+	uint64_t config, config1, config2;
+	int exclude_kernel, exclude_hv;
+	int usable; /* opened in the start-up probe */
+};
+
+/* Encodes the configured events with libpfm4 and probes each one with
+ * perf_event_open.  Fills hdr->events.  Returns the number of events (>= 1:
+ * tsc is always usable); failures are logged once and marked failed. */
+int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr);
+struct cs_thread;
+/* Opens the calling thread's counter group into t.  Returns 0 or -errno
+ * (logged once per process); on failure nothing stays open. */
+int cs_events_open_thread(struct cs_thread *t);
+/* Closes what cs_events_open_thread opened. */
+void cs_events_close_thread(struct cs_thread *t);
+
+/* Group read buffer: PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | RUNNING. */
+struct cs_group_read {
+	uint64_t nr;
+	uint64_t time_enabled;
+	uint64_t time_running;
+	uint64_t values[CS_MAX_EVENTS];
+};
+
+/* ---- frame: what the trampoline keeps for one call (shim/trampoline.S) ---- */
+struct cs_site_block;
+struct cs_frame {
+	/* Saved by the trampoline at entry, restored before the target runs. */
+	uint64_t rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11; /* 0x00 .. 0x40 */
+	uint64_t target_addr; /* 0x48: what to call */
+	uint64_t copy_qwords; /* 0x50: stack argument qwords to copy */
+	uint64_t result; /* 0x58: CS_ENTER_* */
+	uint64_t rdx_out; /* 0x60: rdx saved after the call */
+	uint64_t rax_out; /* 0x68: rax saved after the call */
+	uint64_t target_idx; /* 0x70: index into cs_targets */
+	uint64_t ret_addr; /* 0x78: the caller's return address */
+	uint64_t stack_args; /* 0x80: address of the caller's stack arguments */
+	struct cs_site_block *site; /* 0x88 */
+	uint64_t tsc_start; /* 0x90 */
+	uint64_t rcx_out, rsi_out, rdi_out, r8_out, r9_out, r10_out, r11_out;
+	struct cs_group_read start; /* counters at entry */
+	uint64_t rflags; /* last slot: pushed by the trampoline at rbp-8 */
+};
+
+#define CS_FRAME_SIZE 0x170u
+_Static_assert(sizeof(struct cs_frame) == CS_FRAME_SIZE, "cs_frame layout");
+_Static_assert(offsetof(struct cs_frame, target_addr) == 0x48, "frame");
+_Static_assert(offsetof(struct cs_frame, copy_qwords) == 0x50, "frame");
+_Static_assert(offsetof(struct cs_frame, result) == 0x58, "frame");
+_Static_assert(offsetof(struct cs_frame, rdx_out) == 0x60, "frame");
+_Static_assert(offsetof(struct cs_frame, rax_out) == 0x68, "frame");
+_Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
+_Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
+_Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
+_Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
+_Static_assert(offsetof(struct cs_frame, rflags) == CS_FRAME_SIZE - 8,
+	       "frame");
+
+/* cs_frame.result, returned by cs_hot_enter */
+enum cs_enter_result {
+	CS_ENTER_PASS = 0, /* not measured: jump straight to the target */
+	CS_ENTER_MEASURE = 1, /* measured: call through, then cs_hot_exit */
+	CS_ENTER_SLOW = 2, /* this thread needs set-up (cs_thread_enter_slow) */
+};
+
+/* ---- per-thread state (thread.c creates it, hotpath.c uses it) ---- */
+struct cs_site_slot {
+	uint64_t callsite;
+	uint64_t key;
+	uint32_t target;
+	uint32_t reserved;
+	struct cs_site_block *site; /* NULL: empty slot */
+};
+
+struct cs_thread {
+	int ready; /* 0: not measuring in this thread (PASS) */
+	int group_fd; /* perf group leader, -1 when only tsc */
+	unsigned nperf; /* members of the group */
+	unsigned read_size; /* bytes of one group read */
+	unsigned perf_event[CS_MAX_EVENTS]; /* group member -> event index */
+	int fds[CS_MAX_EVENTS];
+	uint64_t stack_lo, stack_hi; /* this thread's stack */
+	struct cs_site_slot *table; /* open addressing, mask + 1 slots */
+	uint64_t mask;
+	uint64_t nsites;
+	uint32_t tid;
+};
+
+static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite,
+				    uint64_t key)
+{
+	uint64_t h = callsite ^ ((uint64_t)target << 48) ^ (key * 0x9e37u);
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+extern __thread struct cs_thread *cs_tls_thread;
+extern __thread unsigned cs_tls_guard;
+
+/* ---- hotpath.c (built -mgeneral-regs-only) ---- */
+uint64_t cs_hot_enter(struct cs_frame *f);
+void cs_hot_exit(struct cs_frame *f);
+/* Reads the thread's counter group into out (out->nr = 0 on failure). */
+void cs_hot_read(struct cs_thread *t, struct cs_group_read *out);
+/* Starts measuring the call of frame f at site: counts the entry, sizes
+ * the stack copy, reads the counters.  Called with the guard held. */
+void cs_hot_begin(struct cs_thread *t, struct cs_frame *f,
+		  struct cs_site_block *site);
+/* Key of a call: size class of argument argn, CS_KEY_NONE if argn is 0. */
+uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn);
+
+/* Set by init.c before any stub is reachable; read by the trampoline. */
+extern uint64_t cs_window; /* stack bytes copied per call (multiple of 16) */
+extern uint64_t cs_xsave_size; /* bytes of the XSAVE area + alignment slack */
+extern uint64_t cs_xsave_mask; /* XCR0 components saved; 0 = use FXSAVE */
+
+/* ---- targets: one per (name, address) matched ---- */
+#define CS_MAX_TARGETS 4096
+
+struct cs_target {
+	uint64_t addr; /* the real function */
+	uint32_t id; /* file id (index + 1) */
+	uint32_t argn;
+	void *stub; /* entry stub that pushes the index */
+	struct cs_target_block *block; /* in the report file */
+	char name[CS_TARGET_NAME_MAX];
+};
+
+/* ---- stubs.c ---- */
+/* Maps the entry stubs of all CS_MAX_TARGETS indexes.  Returns 0 or -errno
+ * (logged). */
+int cs_stubs_init(void);
+/* Entry stub of target index idx: pushes idx and enters the trampoline. */
+void *cs_stub_addr(unsigned idx);
+/* True if addr is one of the stubs (a slot patched already). */
+int cs_stub_is(uint64_t addr);
+
+/* ---- got.c ---- */
+/* Patches the GOT slots of every loaded module that are not patched yet.
+ * Returns the number of slots patched. */
+int cs_got_patch_all(void);
+
+/* ---- modules.c ---- */
+/* Records every loaded module that is not recorded yet in the file. */
+void cs_modules_scan(void);
+/* Module id of the module containing addr (recording it if needed), 0 if
+ * none; *base receives its load bias.  Not async-signal-safe-free: called
+ * on the slow path of a new call site only. */
+uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base);
+
+/* ---- output.c: the report file ---- */
+/* Creates and maps the report file named by the settings, sets cs_g.hdr.
+ * Returns 0 or -errno (logged). */
+int cs_output_open(void);
+/* Reserves a block of size bytes (multiple of 8) of the given type, zeroed
+ * apart from its header.  Returns NULL when the file is full. The caller
+ * fills the body and then calls cs_output_publish. */
+void *cs_output_reserve(uint32_t size);
+void cs_output_publish(void *block, uint32_t type);
+/* Marks the file complete and trims it to its used size. */
+void cs_output_close(void);
+/* Drops the mapping and fd (a forked child's inherited ones). */
+void cs_output_forget(void);
+/* Path of the report file being written. */
+const char *cs_output_path(void);
+
+/* ---- thread.c ---- */
+struct cs_thread;
+/* Sets up the calling thread (counters, site table).  Returns
+ * CS_ENTER_MEASURE or CS_ENTER_PASS (thread could not be set up). */
+uint64_t cs_thread_enter_slow(struct cs_frame *f);
+/* Finds or creates the site block of (target, callsite, key) for thread t.
+ * Returns NULL when the file is full. */
+struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target,
+				     uint64_t callsite, uint64_t key);
+
+/* ---- the one global state, set in the constructor and then read-only ---- */
+struct cs_global {
+	struct cs_settings settings;
+	struct cs_event_enc enc[CS_MAX_EVENTS];
+	unsigned nevents; /* all events incl. tsc */
+	unsigned nperf; /* perf events in the group (usable ones) */
+	int tsc_index; /* index of tsc in events, -1 if none */
+	int perf_index[CS_MAX_EVENTS]; /* group position -> event index */
+	struct cs_file_header *hdr; /* the mapped report file */
+	struct cs_target targets[CS_MAX_TARGETS];
+	unsigned ntargets;
+	struct cs_file_event events[CS_MAX_EVENTS]; /* as in the file header */
+	char hdr_program[CS_PROGRAM_MAX]; /* /proc/self/exe */
+	int enabled; /* 0: inert */
+	pid_t pid;
+};
+
+extern struct cs_global cs_g;
+
+#endif /* CACHESHIM_SHIM_INTERNAL_H */

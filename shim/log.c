@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* One-line messages on stderr, usable anywhere (signal handlers included):
+ * formatted into a stack buffer and written with one write(2). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+
+void cs_log(const char *fmt, ...)
+{
+	char buf[512];
+	int saved = errno;
+	va_list ap;
+	int n;
+
+	/* "cacheshim: " prefix, message, newline; truncated, never split. */
+	n = snprintf(buf, sizeof(buf), "cacheshim: ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+		/* Nothing to do: stderr is gone. */
+	}
+	errno = saved;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* The module map: every loaded module gets a module block (path,
+ * build-id, load bias, address range) so that the report can symbolize
+ * call sites offline.  Used on slow paths only. */
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "shim/internal.h"
+
+#define CS_MAX_MODULES 2048
+
+struct module {
+	uint64_t lo, hi, base;
+	uint32_t id;
+	char name_head[64]; /* to tell a reused range from the old module */
+};
+
+static struct module modules[CS_MAX_MODULES];
+static unsigned nmodules;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void module_range(const struct dl_phdr_info *info, uint64_t *lo,
+			 uint64_t *hi)
+{
+	int i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < *lo)
+			*lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > *hi)
+			*hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+}
+
+/* Copies the NT_GNU_BUILD_ID of the module into out.  Returns its length. */
+static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out,
+			 size_t outlen)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const char *desc = p + sizeof(*n) + ((n->n_namesz + 3) & ~3u);
+
+			if (desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4)) {
+				size_t len = n->n_descsz < outlen ? n->n_descsz : outlen;
+
+				memcpy(out, desc, len);
+				return (uint32_t)len;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 0;
+}
+
+static const char *module_path(const struct dl_phdr_info *info)
+{
+	/* The main program has an empty name in the link map. */
+	return info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+						      : cs_g.hdr_program;
+}
+
+static int known(uint64_t lo, uint64_t hi, const char *path)
+{
+	unsigned i;
+
+	for (i = 0; i < nmodules; i++) {
+		if (modules[i].lo == lo && modules[i].hi == hi &&
+		    !strncmp(modules[i].name_head, path, sizeof(modules[i].name_head) - 1))
+			return 1;
+	}
+	return 0;
+}
+
+static int record(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *path = module_path(info);
+	struct cs_module_block *b;
+	struct module *m;
+	uint64_t lo, hi;
+	size_t len = strlen(path) + 1;
+	uint32_t bsize;
+
+	module_range(info, &lo, &hi);
+	if (lo >= hi || known(lo, hi, path) || nmodules == CS_MAX_MODULES ||
+	    !cs_g.hdr)
+		return 0;
+	bsize = (uint32_t)((sizeof(*b) + len + 7) & ~7ul);
+	b = cs_output_reserve(bsize);
+	if (!b)
+		return 0;
+	m = &modules[nmodules];
+	m->lo = lo;
+	m->hi = hi;
+	m->base = info->dlpi_addr;
+	m->id = nmodules + 1;
+	strncpy(m->name_head, path, sizeof(m->name_head) - 1);
+	b->id = m->id;
+	b->base = m->base;
+	b->lo = lo;
+	b->hi = hi;
+	b->build_id_len = build_id(info, b->build_id, sizeof(b->build_id));
+	memcpy(b->path, path, len);
+	cs_output_publish(b, CS_BLOCK_MODULE);
+	/* Lookups read nmodules without the lock: publish the entry first. */
+	__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void cs_modules_scan(void)
+{
+	pthread_mutex_lock(&modules_lock);
+	dl_iterate_phdr(record, NULL);
+	pthread_mutex_unlock(&modules_lock);
+}
+
+void cs_modules_reset(void)
+{
+	nmodules = 0;
+}
+
+static uint32_t find(uint64_t addr, uint64_t *base)
+{
+	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	/* Newest first: a module loaded over an unloaded one's range wins. */
+	for (i = n; i-- > 0;) {
+		if (addr >= modules[i].lo && addr < modules[i].hi) {
+			*base = modules[i].base;
+			return modules[i].id;
+		}
+	}
+	return 0;
+}
+
+uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base)
+{
+	uint32_t id;
+
+	*base = 0;
+	id = find(addr, base);
+	if (!id) {
+		cs_modules_scan();
+		id = find(addr, base);
+	}
+	return id;
+}

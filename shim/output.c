@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* The report file: created safely, mapped MAP_SHARED for the whole run,
+ * blocks reserved by an atomic bump of header.used (slow paths only), and
+ * sealed and trimmed at exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+
+static int out_fd = -1;
+static uint64_t out_capacity;
+static char out_path[PATH_MAX];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *prog_name(void)
+{
+	const char *slash = strrchr(cs_g.hdr_program, '/');
+
+	return slash ? slash + 1 : cs_g.hdr_program;
+}
+
+/* Creates a file that did not exist, never following a planted symlink;
+ * on a name clash appends .1, .2, ...  Returns the fd or -errno. */
+static int create_exclusive(const char *base, char *path, size_t pathlen)
+{
+	int fd, i;
+
+	for (i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, pathlen, "%s", base);
+		else if (snprintf(path, pathlen, "%s.%d", base, i) >= (int)pathlen)
+			return -ENAMETOOLONG;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+static int map_new_file(void)
+{
+	char base[PATH_MAX];
+	struct cs_file_header *hdr;
+	int fd, err;
+
+	err = cs_settings_output_path(cs_g.settings.output, getpid(), prog_name(),
+				      base, sizeof(base));
+	if (err) {
+		cs_log("CACHESHIM_OUTPUT expands to a path that is too long; not profiling");
+		return err;
+	}
+	fd = create_exclusive(base, out_path, sizeof(out_path));
+	if (fd < 0) {
+		cs_log("cannot create report file '%s': %s; not profiling", base,
+		       strerror(-fd));
+		return fd;
+	}
+	out_capacity = cs_g.settings.capacity;
+	if (ftruncate(fd, (off_t)out_capacity) < 0) {
+		err = -errno;
+		cs_log("cannot size report file '%s': %s; not profiling", out_path,
+		       strerror(errno));
+		goto fail;
+	}
+	hdr = mmap(NULL, out_capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (hdr == MAP_FAILED) {
+		err = -errno;
+		cs_log("cannot map report file '%s': %s; not profiling", out_path,
+		       strerror(errno));
+		goto fail;
+	}
+	hdr->version = CS_FORMAT_VERSION;
+	hdr->header_size = CS_HEADER_SIZE;
+	hdr->capacity = out_capacity;
+	hdr->used = CS_HEADER_SIZE;
+	hdr->state = CS_STATE_RUNNING;
+	hdr->pid = (uint32_t)getpid();
+	hdr->ppid = (uint32_t)getppid();
+	hdr->start_ns = now_ns();
+	hdr->session = cs_g.settings.session;
+	snprintf(hdr->program, sizeof(hdr->program), "%s", cs_g.hdr_program);
+	/* The magic last: a reader never sees a half-made header as valid. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(hdr->magic, CS_MAGIC, 8);
+	out_fd = fd;
+	cs_g.hdr = hdr;
+	return 0;
+fail:
+	close(fd);
+	unlink(out_path);
+	return err;
+}
+
+int cs_output_open(void)
+{
+	return map_new_file();
+}
+
+void *cs_output_reserve(uint32_t size)
+{
+	struct cs_file_header *hdr = cs_g.hdr;
+	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED);
+	struct cs_block *b;
+
+	do {
+		if ((off & CS_USED_SEALED) || off + size > out_capacity)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + size, 1,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	b = (struct cs_block *)((char *)hdr + off);
+	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
+	return b;
+}
+
+void cs_output_publish(void *block, uint32_t type)
+{
+	__atomic_store_n(&((struct cs_block *)block)->type, type, __ATOMIC_RELEASE);
+}
+
+void cs_output_close(void)
+{
+	struct cs_file_header *hdr = cs_g.hdr;
+	uint64_t used;
+
+	if (!hdr || out_fd < 0)
+		return;
+	used = __atomic_fetch_or(&hdr->used, CS_USED_SEALED, __ATOMIC_ACQ_REL);
+	used &= ~CS_USED_SEALED;
+	hdr->end_ns = now_ns();
+	__atomic_store_n(&hdr->state, CS_STATE_COMPLETE, __ATOMIC_RELEASE);
+	/* Threads still running keep updating blocks below `used`; nothing
+	 * can be reserved beyond it any more, so trimming is safe. */
+	if (ftruncate(out_fd, (off_t)((used + 4095) & ~4095ull)) < 0) {
+		/* The file keeps its reserved size: still a valid report. */
+	}
+	close(out_fd);
+	out_fd = -1;
+}
+
+void cs_output_forget(void)
+{
+	if (cs_g.hdr)
+		munmap(cs_g.hdr, out_capacity);
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	cs_g.hdr = NULL;
+}
+
+const char *cs_output_path(void)
+{
+	return out_path;
+}

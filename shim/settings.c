@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* CACHESHIM_* environment variables, parsed once into struct cs_settings. */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim/internal.h"
+
+#define CS_DEFAULT_CAPACITY_MB 256u
+#define CS_MAX_CAPACITY_MB 65536u
+#define CS_MAX_WINDOW 4096u
+
+/* Characters a function name or fnmatch(3) glob may hold. */
+static int name_char_ok(int c)
+{
+	return isalnum(c) || strchr("_.$@*?[]!^-", c);
+}
+
+/* Copies the trimmed token [b, e) into out (size outlen).  Returns its
+ * length, or -1 if it does not fit. */
+static int copy_token(const char *b, const char *e, char *out, size_t outlen)
+{
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	if ((size_t)(e - b) >= outlen)
+		return -1;
+	memcpy(out, b, (size_t)(e - b));
+	out[e - b] = '\0';
+	return (int)(e - b);
+}
+
+static int parse_target(struct cs_settings *s, const char *tok)
+{
+	struct cs_target_pattern *p = &s->targets[s->ntargets];
+	const char *colon = strchr(tok, ':');
+	size_t namelen = colon ? (size_t)(colon - tok) : strlen(tok);
+	unsigned long argn = 0;
+	char *end;
+	size_t i;
+
+	if (colon) {
+		if (strncmp(colon + 1, "arg", 3) != 0 || !colon[4]) {
+			cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored",
+			       tok);
+			return -EINVAL;
+		}
+		errno = 0;
+		argn = strtoul(colon + 4, &end, 10);
+		if (*end || errno || argn < 1 || argn > 16) {
+			cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored",
+			       tok);
+			return -EINVAL;
+		}
+	}
+	if (!namelen) {
+		cs_log("CACHESHIM_TARGETS: '%s' has no function name; ignored", tok);
+		return -EINVAL;
+	}
+	for (i = 0; i < namelen; i++) {
+		if (!name_char_ok((unsigned char)tok[i])) {
+			cs_log("CACHESHIM_TARGETS: '%.*s' is not a function name or glob; ignored",
+			       (int)namelen, tok);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < s->ntargets; i++) {
+		if (strlen(s->targets[i].glob) == namelen &&
+		    !strncmp(s->targets[i].glob, tok, namelen))
+			return 0; /* listed twice: once is enough */
+	}
+	if (s->ntargets == CS_MAX_TARGET_PATTERNS) {
+		cs_log("CACHESHIM_TARGETS: more than %d patterns; '%s' and later ignored",
+		       CS_MAX_TARGET_PATTERNS, tok);
+		return -E2BIG;
+	}
+	memcpy(p->glob, tok, namelen);
+	p->glob[namelen] = '\0';
+	p->argn = (unsigned)argn;
+	s->ntargets++;
+	return 0;
+}
+
+static int parse_event(struct cs_settings *s, const char *tok)
+{
+	unsigned i;
+
+	for (i = 0; tok[i]; i++) {
+		if (!isgraph((unsigned char)tok[i])) {
+			cs_log("CACHESHIM_EVENTS: '%s' has a character no event name has; ignored",
+			       tok);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < s->nevents; i++) {
+		if (!strcmp(s->events[i], tok))
+			return 0;
+	}
+	if (s->nevents == CS_MAX_EVENTS) {
+		cs_log("CACHESHIM_EVENTS: more than %u events; '%s' and later ignored",
+		       CS_MAX_EVENTS, tok);
+		return -E2BIG;
+	}
+	strcpy(s->events[s->nevents++], tok);
+	return 0;
+}
+
+/* Calls fn for each comma-separated, trimmed, non-empty token of list. */
+static int each_token(struct cs_settings *s, const char *var, const char *list,
+		      size_t maxlen, int (*fn)(struct cs_settings *, const char *))
+{
+	char tok[CS_TARGET_NAME_MAX + 16];
+	const char *b = list, *e;
+	int err = 0, r;
+
+	for (;;) {
+		e = strchr(b, ',');
+		if (!e)
+			e = b + strlen(b);
+		r = copy_token(b, e, tok, maxlen + 1 < sizeof(tok) ? maxlen + 1 : sizeof(tok));
+		if (r < 0) {
+			cs_log("%s: an entry longer than %zu characters ('%.20s...'); ignored",
+			       var, maxlen, b);
+			err = -EINVAL;
+		} else if (r > 0 && (r = fn(s, tok)) < 0) {
+			err = r;
+			if (r == -E2BIG)
+				break;
+		}
+		if (!*e)
+			break;
+		b = e + 1;
+	}
+	return err;
+}
+
+static int parse_uint(const char *var, const char *v, unsigned long lo,
+		      unsigned long hi, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(v, &end, 10);
+	if (!*v || *end || errno || *out < lo || *out > hi || *v == '-') {
+		cs_log("%s='%.40s' is not a number from %lu to %lu; using the default",
+		       var, v, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cs_settings_parse(struct cs_settings *s,
+		      const char *(*getenv_fn)(const char *name))
+{
+	const char *v;
+	unsigned long n;
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->window = CS_DEFAULT_WINDOW;
+	s->capacity = (uint64_t)CS_DEFAULT_CAPACITY_MB << 20;
+
+	v = getenv_fn("CACHESHIM_TARGETS");
+	if (v && each_token(s, "CACHESHIM_TARGETS", v, CS_TARGET_NAME_MAX + 8,
+			    parse_target) < 0)
+		err = -EINVAL;
+
+	v = getenv_fn("CACHESHIM_EVENTS");
+	if (v && each_token(s, "CACHESHIM_EVENTS", v, CS_EVENT_NAME_MAX - 1,
+			    parse_event) < 0)
+		err = -EINVAL;
+	if (v && !s->nevents)
+		cs_log("CACHESHIM_EVENTS names no usable event; using the defaults");
+	s->events_defaulted = !s->nevents;
+
+	v = getenv_fn("CACHESHIM_OUTPUT");
+	if (v && *v && strlen(v) < sizeof(s->output)) {
+		strcpy(s->output, v);
+	} else {
+		if (v)
+			cs_log("CACHESHIM_OUTPUT is %s; writing %s", *v ? "too long" : "empty",
+			       CS_DEFAULT_OUTPUT);
+		strcpy(s->output, CS_DEFAULT_OUTPUT);
+		if (v)
+			err = -EINVAL;
+	}
+
+	v = getenv_fn("CACHESHIM_WINDOW");
+	if (v) {
+		if (!parse_uint("CACHESHIM_WINDOW", v, 0, CS_MAX_WINDOW, &n))
+			s->window = (unsigned)((n + 15) & ~15ul);
+		else
+			err = -EINVAL;
+	}
+	v = getenv_fn("CACHESHIM_CAPACITY_MB");
+	if (v) {
+		if (!parse_uint("CACHESHIM_CAPACITY_MB", v, 1, CS_MAX_CAPACITY_MB, &n))
+			s->capacity = (uint64_t)n << 20;
+		else
+			err = -EINVAL;
+	}
+	v = getenv_fn("CACHESHIM_SESSION");
+	if (v && *v) {
+		char *end;
+
+		errno = 0;
+		s->session = strtoull(v, &end, 10);
+		if (*end || errno) {
+			cs_log("CACHESHIM_SESSION='%.40s' is not a number; ignored", v);
+			s->session = 0;
+			err = -EINVAL;
+		}
+	}
+	v = getenv_fn("CACHESHIM_QUIET");
+	s->quiet = v && *v && strcmp(v, "0") != 0;
+	return err;
+}
+
+int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog,
+			    char *out, size_t outlen)
+{
+	size_t o = 0;
+	char num[24];
+	const char *add;
+	size_t addlen;
+
+	for (; *pattern; pattern++) {
+		add = pattern;
+		addlen = 1;
+		if (*pattern == '%' && pattern[1]) {
+			pattern++;
+			if (*pattern == 'p') {
+				snprintf(num, sizeof(num), "%d", (int)pid);
+				add = num;
+				addlen = strlen(num);
+			} else if (*pattern == 'e') {
+				add = prog;
+				addlen = strlen(prog);
+			} else if (*pattern == '%') {
+				add = "%";
+			} else {
+				add = pattern - 1; /* unknown: kept as written */
+				addlen = 2;
+			}
+		}
+		if (o + addlen >= outlen)
+			return -ENAMETOOLONG;
+		memcpy(out + o, add, addlen);
+		o += addlen;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int cs_settings_match(const struct cs_settings *s, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < s->ntargets; i++) {
+		if (!fnmatch(s->targets[i].glob, name, 0))
+			return (int)i;
+	}
+	return -1;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* The signature-agnostic call-through trampoline every wrapped call enters.
+ *
+ * A per-target stub (shim/stubs.c) pushes the target's index and jumps
+ * here, so on entry:  [rsp] = index, [rsp+8] = caller's return address,
+ * [rsp+16...] = the caller's stack arguments.
+ *
+ * Call-through: all per-call state lives in this frame (struct cs_frame in
+ * shim/internal.h, at rbp - CS_FRAME_SIZE), and the target is really
+ * called after CACHESHIM_WINDOW bytes of stack arguments are copied below
+ * the frame.  So the wrapper is reentrant, safe in signal handlers, needs
+ * nothing special for recursion, fibers or tail calls, and unwinders (C++
+ * exceptions, backtraces) pass through it by the CFI below.  A longjmp or
+ * exception past it just abandons the frame: the call counts as entered,
+ * not returned.
+ *
+ * Registers: every register the target may read (all argument registers,
+ * rax for varargs, r10 static chain, r11, rflags) is restored before the
+ * call; after the call every general register but rsp/rbp is restored from
+ * what the target left, so callers that rely on -fipa-ra see the target's
+ * own register effects only.  The hooks (cs_hot_enter, cs_hot_exit) are
+ * built with -mgeneral-regs-only, so vector and x87 state is never touched
+ * on the fast path; the slow path (thread set-up, new call site) saves the
+ * whole extended state with XSAVE first (mask excludes AMX tiles, which
+ * the shim never uses).
+ */
+
+#define FS 0x170 /* CS_FRAME_SIZE */
+#define F(off) ((off) - FS)(%rbp)
+#define F_RDI F(0x00)
+#define F_RSI F(0x08)
+#define F_RDX F(0x10)
+#define F_RCX F(0x18)
+#define F_R8 F(0x20)
+#define F_R9 F(0x28)
+#define F_RAX F(0x30)
+#define F_R10 F(0x38)
+#define F_R11 F(0x40)
+#define F_TARGET F(0x48)
+#define F_COPY F(0x50)
+#define F_RESULT F(0x58)
+#define F_RDX_OUT F(0x60)
+#define F_RAX_OUT F(0x68)
+#define F_IDX F(0x70)
+#define F_RET F(0x78)
+#define F_ARGS F(0x80)
+#define F_RCX_OUT F(0x98)
+#define F_RSI_OUT F(0xa0)
+#define F_RDI_OUT F(0xa8)
+#define F_R8_OUT F(0xb0)
+#define F_R9_OUT F(0xb8)
+#define F_R10_OUT F(0xc0)
+#define F_R11_OUT F(0xc8)
+
+	.text
+	.globl cs_trampoline
+	.hidden cs_trampoline
+	.type cs_trampoline, @function
+	.p2align 4
+cs_trampoline:
+	.cfi_startproc
+	.cfi_def_cfa %rsp, 16		/* the stub pushed the index */
+	.cfi_offset %rip, -8
+	pushq %rbp
+	.cfi_def_cfa_offset 24
+	.cfi_offset %rbp, -24
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushfq				/* frame.rflags, at rbp - 8 */
+	leaq -FS(%rbp), %rsp
+	movq %rdi, F_RDI
+	movq %rsi, F_RSI
+	movq %rdx, F_RDX
+	movq %rcx, F_RCX
+	movq %r8, F_R8
+	movq %r9, F_R9
+	movq %rax, F_RAX
+	movq %r10, F_R10
+	movq %r11, F_R11
+	movq 8(%rbp), %rax
+	movq %rax, F_IDX
+	movq 16(%rbp), %rax
+	movq %rax, F_RET
+	leaq 24(%rbp), %rax
+	movq %rax, F_ARGS
+	andq $-16, %rsp
+	cld
+	leaq -FS(%rbp), %rdi
+	call cs_hot_enter
+	cmpq $2, %rax			/* CS_ENTER_SLOW */
+	jne 1f
+
+	/* Slow path: save the extended state around C code that may use it. */
+	subq cs_xsave_size(%rip), %rsp
+	andq $-64, %rsp
+	movl cs_xsave_mask(%rip), %eax
+	movl cs_xsave_mask+4(%rip), %edx
+	testl %eax, %eax
+	jz 2f
+	xorl %ecx, %ecx			/* XRSTOR faults on a dirty header */
+	movq %rcx, 512(%rsp)
+	movq %rcx, 520(%rsp)
+	movq %rcx, 528(%rsp)
+	movq %rcx, 536(%rsp)
+	movq %rcx, 544(%rsp)
+	movq %rcx, 552(%rsp)
+	movq %rcx, 560(%rsp)
+	movq %rcx, 568(%rsp)
+	xsave64 (%rsp)
+	jmp 3f
+2:	fxsave64 (%rsp)
+3:	leaq -FS(%rbp), %rdi
+	call cs_thread_enter_slow
+	movq %rax, F_RESULT
+	movl cs_xsave_mask(%rip), %eax
+	movl cs_xsave_mask+4(%rip), %edx
+	testl %eax, %eax
+	jz 4f
+	xrstor64 (%rsp)
+	jmp 5f
+4:	fxrstor64 (%rsp)
+5:	movq F_RESULT, %rax
+
+1:	testq %rax, %rax		/* CS_ENTER_PASS */
+	jz .Lpass
+
+	/* Measured: copy the stack arguments below the frame, call through. */
+	leaq -FS(%rbp), %rsp
+	andq $-16, %rsp
+	subq cs_window(%rip), %rsp
+	movq F_COPY, %rcx
+	leaq 24(%rbp), %rsi
+	movq %rsp, %rdi
+	rep movsq
+	pushq -8(%rbp)
+	popfq
+	movq F_RDI, %rdi
+	movq F_RSI, %rsi
+	movq F_RDX, %rdx
+	movq F_RCX, %rcx
+	movq F_R8, %r8
+	movq F_R9, %r9
+	movq F_RAX, %rax
+	movq F_R10, %r10
+	movq F_R11, %r11
+	call *F_TARGET
+	movq %rax, F_RAX_OUT
+	movq %rdx, F_RDX_OUT
+	movq %rcx, F_RCX_OUT
+	movq %rsi, F_RSI_OUT
+	movq %rdi, F_RDI_OUT
+	movq %r8, F_R8_OUT
+	movq %r9, F_R9_OUT
+	movq %r10, F_R10_OUT
+	movq %r11, F_R11_OUT
+	cld
+	leaq -FS(%rbp), %rdi
+	call cs_hot_exit
+	movq F_RAX_OUT, %rax
+	movq F_RDX_OUT, %rdx
+	movq F_RCX_OUT, %rcx
+	movq F_RSI_OUT, %rsi
+	movq F_RDI_OUT, %rdi
+	movq F_R8_OUT, %r8
+	movq F_R9_OUT, %r9
+	movq F_R10_OUT, %r10
+	movq F_R11_OUT, %r11
+	.cfi_remember_state
+	leave
+	.cfi_def_cfa %rsp, 16
+	.cfi_restore %rbp
+	leaq 8(%rsp), %rsp		/* drop the index; lea keeps rflags */
+	.cfi_def_cfa_offset 8
+	ret
+
+	/* Not measured: restore everything and enter the target as if the
+	 * caller had called it directly (its return address is in place). */
+.Lpass:
+	.cfi_restore_state
+	movq F_TARGET, %rax
+	movq %rax, 8(%rbp)		/* the index slot becomes the jump target */
+	movq F_RDI, %rdi
+	movq F_RSI, %rsi
+	movq F_RDX, %rdx
+	movq F_RCX, %rcx
+	movq F_R8, %r8
+	movq F_R9, %r9
+	movq F_RAX, %rax
+	movq F_R10, %r10
+	movq F_R11, %r11
+	leaq -8(%rbp), %rsp
+	popfq
+	popq %rbp
+	.cfi_def_cfa %rsp, 16
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size cs_trampoline, .-cs_trampoline
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Calls cs_inner from two call sites, A and B times.
+ *
+ * Usage: prog_sites A B.  The sites are in site_a() and site_b(), kept
+ * apart (noinline, different bodies so no identical-code folding). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/preload/cstarget.h"
+
+__attribute__((noinline)) static long site_a(long a)
+{
+	long i, s = 0;
+
+	for (i = 0; i < a; i++)
+		s += cs_inner(i);
+	return s;
+}
+
+__attribute__((noinline)) static long site_b(long b)
+{
+	long i, s = 0;
+
+	for (i = 0; i < b; i++)
+		s -= cs_inner(3 * i + 1);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	long a, b;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s A B\n", argv[0]);
+		return 2;
+	}
+	a = atol(argv[1]);
+	b = atol(argv[2]);
+	printf("site_a %ld\n", site_a(a));
+	printf("site_b %ld\n", site_b(b));
+	return 0;
+}
