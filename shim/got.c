@@ -126,15 +126,16 @@ static const char *needed_version(const struct dyn_info *d, uint32_t sym)
 	}
 }
 
-/* The function a slot leads to.  A lazily bound slot still points into its
- * own module's PLT: resolve the symbol as ld.so would. */
-static uint64_t real_address(const struct dyn_info *d, uint32_t sym,
-			     const char *name, uint64_t cur)
+/* The function a slot leads to.  A lazily bound PLT slot still points into
+ * its own module's PLT (glibc's own malloc@plt, for one): resolve the
+ * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
+static uint64_t real_address(const struct dyn_info *d, uint32_t type,
+			     uint32_t sym, const char *name, uint64_t cur)
 {
 	const char *ver;
 	void *p;
 
-	if (cur && !(cur >= d->lo && cur < d->hi && d->symtab[sym].st_shndx == SHN_UNDEF))
+	if (cur && (type == R_X86_64_GLOB_DAT || cur < d->lo || cur >= d->hi))
 		return cur;
 	ver = needed_version(d, sym);
 	p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
@@ -225,7 +226,7 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) *r,
 		cur = *slot;
 		if (cs_stub_is(cur))
 			continue;
-		real = real_address(d, sym, name, cur);
+		real = real_address(d, type, sym, name, cur);
 		if (!real)
 			continue;
 		idx = target_for(name, real, cs_g.settings.targets[pat].argn);
