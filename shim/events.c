@@ -192,6 +192,17 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 		}
 		n++;
 	}
+	/* Something must be measured: with nothing usable, fall back to tsc. */
+	if (!cs_g.nperf && cs_g.tsc_index < 0 && n < CS_MAX_EVENTS) {
+		cs_log("no requested event can be counted; measuring tsc instead");
+		strcpy(hdr->events[n].name, "tsc");
+		hdr->events[n].kind = CS_EVENT_TSC;
+		hdr->events[n].flags = CS_EVENT_COUNTED;
+		memset(&cs_g.enc[n], 0, sizeof(cs_g.enc[n]));
+		cs_g.enc[n].kind = CS_EVENT_TSC;
+		cs_g.enc[n].usable = 1;
+		cs_g.tsc_index = (int)n++;
+	}
 	hdr->nevents = n;
 	cs_g.nevents = n;
 	return (int)n;

@@ -223,7 +223,12 @@ int cs_output_open(void);
  * fills the body and then calls cs_output_publish. */
 void *cs_output_reserve(uint32_t size);
 void cs_output_publish(void *block, uint32_t type);
-/* Marks the file complete and trims it to its used size. */
+/* Marks the file complete and trims it to its used size; no block can be
+ * reserved afterwards (blocks already reserved stay writable). */
+void cs_output_seal(void);
+/* Undoes cs_output_seal (an exec that failed). */
+void cs_output_unseal(void);
+/* Seals the file and closes its descriptor (exit). */
 void cs_output_close(void);
 /* Drops the mapping and fd (a forked child's inherited ones). */
 void cs_output_forget(void);

@@ -132,7 +132,7 @@ void cs_output_publish(void *block, uint32_t type)
 	__atomic_store_n(&((struct cs_block *)block)->type, type, __ATOMIC_RELEASE);
 }
 
-void cs_output_close(void)
+void cs_output_seal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 	uint64_t used;
@@ -148,6 +148,24 @@ void cs_output_close(void)
 	if (ftruncate(out_fd, (off_t)((used + 4095) & ~4095ull)) < 0) {
 		/* The file keeps its reserved size: still a valid report. */
 	}
+}
+
+void cs_output_unseal(void)
+{
+	struct cs_file_header *hdr = cs_g.hdr;
+
+	if (!hdr || out_fd < 0 || ftruncate(out_fd, (off_t)out_capacity) < 0)
+		return;
+	hdr->end_ns = 0;
+	__atomic_store_n(&hdr->state, CS_STATE_RUNNING, __ATOMIC_RELEASE);
+	__atomic_fetch_and(&hdr->used, ~CS_USED_SEALED, __ATOMIC_ACQ_REL);
+}
+
+void cs_output_close(void)
+{
+	if (!cs_g.hdr || out_fd < 0)
+		return;
+	cs_output_seal();
 	close(out_fd);
 	out_fd = -1;
 }
