@@ -85,8 +85,7 @@ struct cs_file_header {
  * beyond the size the file is then trimmed to. */
 #define CS_USED_SEALED (1ull << 63)
 
-_Static_assert(sizeof(struct cs_file_header) <= CS_HEADER_SIZE,
-	       "header must fit its page");
+_Static_assert(sizeof(struct cs_file_header) <= CS_HEADER_SIZE, "header must fit its page");
 
 /* cs_block.type */
 enum cs_block_type {
@@ -147,8 +146,7 @@ struct cs_thread_block {
 #define CS_HIST_SUB_BITS 5u
 #define CS_HIST_EXACT 64u
 #define CS_HIST_MAX_BITS 40u
-#define CS_HIST_BUCKETS \
-	(CS_HIST_EXACT + (CS_HIST_MAX_BITS - 6u) * (1u << CS_HIST_SUB_BITS))
+#define CS_HIST_BUCKETS (CS_HIST_EXACT + (CS_HIST_MAX_BITS - 6u) * (1u << CS_HIST_SUB_BITS))
 
 /* Aggregate of one event over the calls of one site. */
 struct cs_stat {
@@ -189,8 +187,7 @@ static inline unsigned cs_hist_index(uint64_t v)
 	if (k >= CS_HIST_MAX_BITS)
 		return CS_HIST_BUCKETS - 1u;
 	return CS_HIST_EXACT + (k - 6u) * (1u << CS_HIST_SUB_BITS) +
-	       (unsigned)((v >> (k - CS_HIST_SUB_BITS)) &
-			  ((1u << CS_HIST_SUB_BITS) - 1u));
+	       (unsigned)((v >> (k - CS_HIST_SUB_BITS)) & ((1u << CS_HIST_SUB_BITS) - 1u));
 }
 
 /* Smallest value that falls into bucket b. */
@@ -211,8 +208,7 @@ static inline uint64_t cs_hist_width(unsigned b)
 {
 	if (b < CS_HIST_EXACT)
 		return 1;
-	return 1ull << (6u + (b - CS_HIST_EXACT) / (1u << CS_HIST_SUB_BITS) -
-			CS_HIST_SUB_BITS);
+	return 1ull << (6u + (b - CS_HIST_EXACT) / (1u << CS_HIST_SUB_BITS) - CS_HIST_SUB_BITS);
 }
 
 /* Bytes of a site block with n events. */

@@ -17,8 +17,7 @@
 
 static int perf_open(struct perf_event_attr *attr, int group_fd)
 {
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd,
-			    PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static void fill_attr(const struct cs_event_enc *e, struct perf_event_attr *a)
@@ -31,8 +30,8 @@ static void fill_attr(const struct cs_event_enc *e, struct perf_event_attr *a)
 	a->config2 = e->config2;
 	a->exclude_kernel = (unsigned)e->exclude_kernel;
 	a->exclude_hv = (unsigned)e->exclude_hv;
-	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->read_format =
+		PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 static int paranoid_level(void)
@@ -52,23 +51,23 @@ static int paranoid_level(void)
 }
 
 /* One line explaining why perf_event_open failed with err for name. */
-static void explain_open_failure(const char *name, const struct cs_event_enc *e,
-				 int err)
+static void explain_open_failure(const char *name, const struct cs_event_enc *e, int err)
 {
-	int hw = e->perf_type == PERF_TYPE_HARDWARE ||
-		 e->perf_type == PERF_TYPE_HW_CACHE ||
+	int hw = e->perf_type == PERF_TYPE_HARDWARE || e->perf_type == PERF_TYPE_HW_CACHE ||
 		 e->perf_type == PERF_TYPE_RAW || e->perf_type >= PERF_TYPE_MAX;
 
 	if (hw && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV))
 		cs_log("event '%s' cannot be counted: no hardware PMU visible "
-		       "(virtual machine?); continuing without it", name);
+		       "(virtual machine?); continuing without it",
+		       name);
 	else if (err == EACCES || err == EPERM)
 		cs_log("event '%s' denied by kernel.perf_event_paranoid=%d "
 		       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows it); "
-		       "continuing without it", name, paranoid_level());
+		       "continuing without it",
+		       name, paranoid_level());
 	else
-		cs_log("event '%s' cannot be opened: %s; continuing without it",
-		       name, strerror(err));
+		cs_log("event '%s' cannot be opened: %s; continuing without it", name,
+		       strerror(err));
 }
 
 /* Encodes name with libpfm4 into e.  Returns 0 or -EINVAL (logged). */
@@ -85,8 +84,8 @@ static int encode(const char *name, struct cs_event_enc *e)
 	/* Count user space only unless the event string says otherwise. */
 	ret = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
-		cs_log("event '%s': %s (see `cacheshim list`); continuing without it",
-		       name, pfm_strerror(ret));
+		cs_log("event '%s': %s (see `cacheshim list`); continuing without it", name,
+		       pfm_strerror(ret));
 		return -EINVAL;
 	}
 	e->kind = CS_EVENT_PERF;
@@ -119,20 +118,20 @@ static int probe(const char *name, const struct cs_event_enc *e, int quiet_fail)
 /* True when a hardware cycles counter opens: a PMU is visible. */
 static int have_pmu(void)
 {
-	struct cs_event_enc e = { .kind = CS_EVENT_PERF,
-				  .perf_type = PERF_TYPE_HARDWARE,
-				  .config = PERF_COUNT_HW_CPU_CYCLES,
-				  .exclude_kernel = 1,
-				  .exclude_hv = 1 };
+	struct cs_event_enc e = {.kind = CS_EVENT_PERF,
+				 .perf_type = PERF_TYPE_HARDWARE,
+				 .config = PERF_COUNT_HW_CPU_CYCLES,
+				 .exclude_kernel = 1,
+				 .exclude_hv = 1};
 
 	return probe("cycles", &e, 1) == 0;
 }
 
 static void choose_defaults(struct cs_settings *s)
 {
-	static const char *const with_pmu[] = { "tsc", "perf::PAGE-FAULTS",
-						"perf::CYCLES", "perf::INSTRUCTIONS" };
-	static const char *const no_pmu[] = { "tsc", "perf::PAGE-FAULTS" };
+	static const char *const with_pmu[] = {"tsc", "perf::PAGE-FAULTS", "perf::CYCLES",
+					       "perf::INSTRUCTIONS"};
+	static const char *const no_pmu[] = {"tsc", "perf::PAGE-FAULTS"};
 	int pmu = have_pmu();
 	const char *const *list = pmu ? with_pmu : no_pmu;
 	unsigned n = pmu ? 4 : 2, i;

@@ -31,13 +31,13 @@ static void after_failed_exec(int sealed)
 	errno = saved;
 }
 
-#define REAL(name)                                                    \
-	static __typeof__(&name) real_##name;                         \
-	if (!real_##name)                                             \
+#define REAL(name)                                                        \
+	static __typeof__(&name) real_##name;                             \
+	if (!real_##name)                                                 \
 		real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
-	if (!real_##name) {                                           \
-		errno = ENOSYS;                                       \
-		return -1;                                            \
+	if (!real_##name) {                                               \
+		errno = ENOSYS;                                           \
+		return -1;                                                \
 	}
 
 CS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

@@ -18,12 +18,12 @@
 
 struct dyn_info {
 	uint64_t base; /* load bias */
-	const ElfW(Sym) *symtab;
+	const ElfW(Sym) * symtab;
 	const char *strtab;
-	const ElfW(Rela) *jmprel, *rela;
+	const ElfW(Rela) * jmprel, *rela;
 	size_t jmprel_size, rela_size;
-	const ElfW(Versym) *versym;
-	const ElfW(Verneed) *verneed;
+	const ElfW(Versym) * versym;
+	const ElfW(Verneed) * verneed;
 	uint64_t relro_lo, relro_hi;
 	uint64_t lo, hi; /* mapped range: a slot pointing here is unresolved */
 	const char *name;
@@ -111,8 +111,7 @@ static const char *needed_version(const struct dyn_info *d, uint32_t sym)
 	if (want < 2)
 		return NULL; /* local or global: no version */
 	for (;;) {
-		const ElfW(Vernaux) *a =
-			(const ElfW(Vernaux) *)((const char *)vn + vn->vn_aux);
+		const ElfW(Vernaux) *a = (const ElfW(Vernaux) *)((const char *)vn + vn->vn_aux);
 		unsigned i;
 
 		for (i = 0; i < vn->vn_cnt; i++) {
@@ -129,8 +128,8 @@ static const char *needed_version(const struct dyn_info *d, uint32_t sym)
 /* The function a slot leads to.  A lazily bound PLT slot still points into
  * its own module's PLT (glibc's own malloc@plt, for one): resolve the
  * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
-static uint64_t real_address(const struct dyn_info *d, uint32_t type,
-			     uint32_t sym, const char *name, uint64_t cur)
+static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t sym,
+			     const char *name, uint64_t cur)
 {
 	const char *ver;
 	void *p;
@@ -187,11 +186,11 @@ static int target_for(const char *name, uint64_t addr, unsigned argn)
 static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
 {
 	uint64_t page = (uint64_t)(uintptr_t)slot & ~(uint64_t)(getpagesize() - 1);
-	int relro = (uint64_t)(uintptr_t)slot >= d->relro_lo &&
-		    (uint64_t)(uintptr_t)slot < d->relro_hi;
+	int relro =
+		(uint64_t)(uintptr_t)slot >= d->relro_lo && (uint64_t)(uintptr_t)slot < d->relro_hi;
 
-	if (relro && mprotect((void *)(uintptr_t)page, (size_t)getpagesize(),
-			      PROT_READ | PROT_WRITE) < 0)
+	if (relro &&
+	    mprotect((void *)(uintptr_t)page, (size_t)getpagesize(), PROT_READ | PROT_WRITE) < 0)
 		return -errno;
 	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
 	if (relro)
@@ -199,8 +198,7 @@ static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
 	return 0;
 }
 
-static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) *r,
-			 size_t bytes)
+static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t bytes)
 {
 	const ElfW(Rela) *end = (const ElfW(Rela) *)((const char *)r + bytes);
 
@@ -233,8 +231,9 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) *r,
 		if (idx < 0)
 			continue;
 		if (write_slot(d, slot, (uint64_t)(uintptr_t)cs_g.targets[idx].stub) < 0) {
-			CS_LOG_ONCE("cannot write a GOT slot of '%s' in %s; some calls are not seen",
-				    name, d->name && *d->name ? d->name : "the program");
+			CS_LOG_ONCE(
+				"cannot write a GOT slot of '%s' in %s; some calls are not seen",
+				name, d->name && *d->name ? d->name : "the program");
 			continue;
 		}
 		cs_g.settings.targets[pat].matched++;

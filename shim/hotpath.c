@@ -55,8 +55,7 @@ static inline long sys_read(int fd, void *buf, unsigned long n)
 
 void cs_hot_read(struct cs_thread *t, struct cs_group_read *out)
 {
-	if (t->group_fd >= 0 &&
-	    sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
+	if (t->group_fd >= 0 && sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
 		out->nr = 0; /* marks the reading unusable */
 }
 
@@ -68,7 +67,7 @@ static inline uint64_t size_class(uint64_t v)
 
 uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn)
 {
-	static const unsigned reg_off[6] = { 0, 1, 2, 3, 4, 5 };
+	static const unsigned reg_off[6] = {0, 1, 2, 3, 4, 5};
 	const uint64_t *regs = &f->rdi;
 
 	if (!argn)
@@ -79,9 +78,8 @@ uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn)
 	return size_class(((const uint64_t *)f->stack_args)[argn - 7]);
 }
 
-static inline struct cs_site_block *find_site(const struct cs_thread *t,
-					      uint32_t target, uint64_t callsite,
-					      uint64_t key)
+static inline struct cs_site_block *find_site(const struct cs_thread *t, uint32_t target,
+					      uint64_t callsite, uint64_t key)
 {
 	uint64_t h = cs_site_hash(target, callsite, key);
 	const struct cs_site_slot *s;
@@ -90,14 +88,12 @@ static inline struct cs_site_block *find_site(const struct cs_thread *t,
 		s = &t->table[h & t->mask];
 		if (!s->site)
 			return NULL;
-		if (s->callsite == callsite && s->target == target &&
-		    s->key == key)
+		if (s->callsite == callsite && s->target == target && s->key == key)
 			return s->site;
 	}
 }
 
-void cs_hot_begin(struct cs_thread *t, struct cs_frame *f,
-		  struct cs_site_block *site)
+void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site)
 {
 	uint64_t avail;
 
@@ -123,8 +119,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	if (cs_tls_guard) {
 		/* Our own code (or a signal arriving in it) called a target. */
 		if (cs_g.hdr)
-			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1,
-					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 		return CS_ENTER_PASS;
 	}
 	if (!t)
@@ -142,8 +137,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	return CS_ENTER_MEASURE;
 }
 
-static inline void stat_add(struct cs_stat *st, uint64_t calls_before,
-			    uint64_t v)
+static inline void stat_add(struct cs_stat *st, uint64_t calls_before, uint64_t v)
 {
 	unsigned __int128 sq = (unsigned __int128)v * v;
 	uint64_t lo = st->sumsq_lo + (uint64_t)sq;
@@ -178,21 +172,18 @@ void cs_hot_exit(struct cs_frame *f)
 	cs_tls_guard = 1;
 	/* A perf reading is usable only if every counter ran the whole call
 	 * (no multiplexing) and both reads succeeded. */
-	if (t->group_fd >= 0 &&
-	    (!end.nr || !f->start.nr ||
-	     end.time_running - f->start.time_running !=
-		     end.time_enabled - f->start.time_enabled)) {
+	if (t->group_fd >= 0 && (!end.nr || !f->start.nr ||
+				 end.time_running - f->start.time_running !=
+					 end.time_enabled - f->start.time_enabled)) {
 		site->dropped++;
 		cs_tls_guard = 0;
 		return;
 	}
 	calls = site->calls;
 	for (i = 0; i < t->nperf; i++)
-		stat_add(&site->stat[t->perf_event[i]], calls,
-			 end.values[i] - f->start.values[i]);
+		stat_add(&site->stat[t->perf_event[i]], calls, end.values[i] - f->start.values[i]);
 	if (cs_g.tsc_index >= 0)
-		stat_add(&site->stat[cs_g.tsc_index], calls,
-			 tsc_end - f->tsc_start);
+		stat_add(&site->stat[cs_g.tsc_index], calls, tsc_end - f->tsc_start);
 	site->calls = calls + 1;
 	cs_tls_guard = 0;
 }

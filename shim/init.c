@@ -51,7 +51,8 @@ static void report_unmatched(void)
 	for (i = 0; i < cs_g.settings.ntargets; i++) {
 		if (!cs_g.settings.targets[i].matched)
 			cs_log("target '%s' matched no function called through a GOT slot "
-			       "in any loaded module (yet)", cs_g.settings.targets[i].glob);
+			       "in any loaded module (yet)",
+			       cs_g.settings.targets[i].glob);
 	}
 }
 
@@ -110,8 +111,7 @@ static void after_fork_child(void)
 
 static void program_path(void)
 {
-	ssize_t n = readlink("/proc/self/exe", cs_g.hdr_program,
-			     sizeof(cs_g.hdr_program) - 1);
+	ssize_t n = readlink("/proc/self/exe", cs_g.hdr_program, sizeof(cs_g.hdr_program) - 1);
 
 	cs_g.hdr_program[n > 0 ? n : 0] = '\0';
 	if (n <= 0)

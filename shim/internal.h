@@ -14,13 +14,13 @@
 /* ---- log.c: one line on stderr, async-signal-safe (write(2) only) ---- */
 void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like cs_log, but only the first time this call site logs. */
-#define CS_LOG_ONCE(...)                          \
-	do {                                      \
-		static int cs_logged_;            \
-		if (!cs_logged_) {                \
-			cs_logged_ = 1;           \
-			cs_log(__VA_ARGS__);      \
-		}                                 \
+#define CS_LOG_ONCE(...)                     \
+	do {                                 \
+		static int cs_logged_;       \
+		if (!cs_logged_) {           \
+			cs_logged_ = 1;      \
+			cs_log(__VA_ARGS__); \
+		}                            \
 	} while (0)
 
 /* ---- settings.c: CACHESHIM_* read once ---- */
@@ -50,11 +50,10 @@ struct cs_settings {
 /* Parses the CACHESHIM_* variables through getenv_fn (getenv, or a fake
  * in tests) into *s.  Returns 0, or -EINVAL with one cs_log line per
  * problem for unusable values; the parts that parsed stay usable. */
-int cs_settings_parse(struct cs_settings *s,
-		      const char *(*getenv_fn)(const char *name));
+int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char *name));
 /* Expands the %p, %e and %% of pattern into out.  Returns 0 or -ENAMETOOLONG. */
-int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog,
-			    char *out, size_t outlen);
+int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, char *out,
+			    size_t outlen);
 /* Index of the first pattern that matches name, or -1. */
 int cs_settings_match(const struct cs_settings *s, const char *name);
 
@@ -117,8 +116,7 @@ _Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
 _Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
 _Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
 _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
-_Static_assert(offsetof(struct cs_frame, rflags) == CS_FRAME_SIZE - 8,
-	       "frame");
+_Static_assert(offsetof(struct cs_frame, rflags) == CS_FRAME_SIZE - 8, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */
 enum cs_enter_result {
@@ -150,8 +148,7 @@ struct cs_thread {
 	uint32_t tid;
 };
 
-static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite,
-				    uint64_t key)
+static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite, uint64_t key)
 {
 	uint64_t h = callsite ^ ((uint64_t)target << 48) ^ (key * 0x9e37u);
 
@@ -170,8 +167,7 @@ void cs_hot_exit(struct cs_frame *f);
 void cs_hot_read(struct cs_thread *t, struct cs_group_read *out);
 /* Starts measuring the call of frame f at site: counts the entry, sizes
  * the stack copy, reads the counters.  Called with the guard held. */
-void cs_hot_begin(struct cs_thread *t, struct cs_frame *f,
-		  struct cs_site_block *site);
+void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site);
 /* Key of a call: size class of argument argn, CS_KEY_NONE if argn is 0. */
 uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn);
 
@@ -242,8 +238,8 @@ struct cs_thread;
 uint64_t cs_thread_enter_slow(struct cs_frame *f);
 /* Finds or creates the site block of (target, callsite, key) for thread t.
  * Returns NULL when the file is full. */
-struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target,
-				     uint64_t callsite, uint64_t key);
+struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
+				     uint64_t key);
 
 /* ---- the one global state, set in the constructor and then read-only ---- */
 struct cs_global {

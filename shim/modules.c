@@ -21,8 +21,7 @@ static struct module modules[CS_MAX_MODULES];
 static unsigned nmodules;
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void module_range(const struct dl_phdr_info *info, uint64_t *lo,
-			 uint64_t *hi)
+static void module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 {
 	int i;
 
@@ -41,8 +40,7 @@ static void module_range(const struct dl_phdr_info *info, uint64_t *lo,
 }
 
 /* Copies the NT_GNU_BUILD_ID of the module into out.  Returns its length. */
-static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out,
-			 size_t outlen)
+static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out, size_t outlen)
 {
 	int i;
 
@@ -76,8 +74,7 @@ static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out,
 static const char *module_path(const struct dl_phdr_info *info)
 {
 	/* The main program has an empty name in the link map. */
-	return info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
-						      : cs_g.hdr_program;
+	return info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : cs_g.hdr_program;
 }
 
 static int known(uint64_t lo, uint64_t hi, const char *path)
@@ -102,8 +99,7 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	uint32_t bsize;
 
 	module_range(info, &lo, &hi);
-	if (lo >= hi || known(lo, hi, path) || nmodules == CS_MAX_MODULES ||
-	    !cs_g.hdr)
+	if (lo >= hi || known(lo, hi, path) || nmodules == CS_MAX_MODULES || !cs_g.hdr)
 		return 0;
 	bsize = (uint32_t)((sizeof(*b) + len + 7) & ~7ul);
 	b = cs_output_reserve(bsize);

@@ -44,8 +44,7 @@ static int create_exclusive(const char *base, char *path, size_t pathlen)
 			snprintf(path, pathlen, "%s", base);
 		else if (snprintf(path, pathlen, "%s.%d", base, i) >= (int)pathlen)
 			return -ENAMETOOLONG;
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0600);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
@@ -58,16 +57,15 @@ static int map_new_file(void)
 	struct cs_file_header *hdr;
 	int fd, err;
 
-	err = cs_settings_output_path(cs_g.settings.output, getpid(), prog_name(),
-				      base, sizeof(base));
+	err = cs_settings_output_path(cs_g.settings.output, getpid(), prog_name(), base,
+				      sizeof(base));
 	if (err) {
 		cs_log("CACHESHIM_OUTPUT expands to a path that is too long; not profiling");
 		return err;
 	}
 	fd = create_exclusive(base, out_path, sizeof(out_path));
 	if (fd < 0) {
-		cs_log("cannot create report file '%s': %s; not profiling", base,
-		       strerror(-fd));
+		cs_log("cannot create report file '%s': %s; not profiling", base, strerror(-fd));
 		return fd;
 	}
 	out_capacity = cs_g.settings.capacity;
@@ -80,8 +78,7 @@ static int map_new_file(void)
 	hdr = mmap(NULL, out_capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (hdr == MAP_FAILED) {
 		err = -errno;
-		cs_log("cannot map report file '%s': %s; not profiling", out_path,
-		       strerror(errno));
+		cs_log("cannot map report file '%s': %s; not profiling", out_path, strerror(errno));
 		goto fail;
 	}
 	hdr->version = CS_FORMAT_VERSION;
@@ -120,8 +117,8 @@ void *cs_output_reserve(uint32_t size)
 	do {
 		if ((off & CS_USED_SEALED) || off + size > out_capacity)
 			return NULL;
-	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + size, 1,
-					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + size, 1, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
 	b = (struct cs_block *)((char *)hdr + off);
 	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
 	return b;

@@ -45,15 +45,13 @@ static int parse_target(struct cs_settings *s, const char *tok)
 
 	if (colon) {
 		if (strncmp(colon + 1, "arg", 3) != 0 || !colon[4]) {
-			cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored",
-			       tok);
+			cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored", tok);
 			return -EINVAL;
 		}
 		errno = 0;
 		argn = strtoul(colon + 4, &end, 10);
 		if (*end || errno || argn < 1 || argn > 16) {
-			cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored",
-			       tok);
+			cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored", tok);
 			return -EINVAL;
 		}
 	}
@@ -110,8 +108,8 @@ static int parse_event(struct cs_settings *s, const char *tok)
 }
 
 /* Calls fn for each comma-separated, trimmed, non-empty token of list. */
-static int each_token(struct cs_settings *s, const char *var, const char *list,
-		      size_t maxlen, int (*fn)(struct cs_settings *, const char *))
+static int each_token(struct cs_settings *s, const char *var, const char *list, size_t maxlen,
+		      int (*fn)(struct cs_settings *, const char *))
 {
 	char tok[CS_TARGET_NAME_MAX + 16];
 	const char *b = list, *e;
@@ -123,8 +121,8 @@ static int each_token(struct cs_settings *s, const char *var, const char *list,
 			e = b + strlen(b);
 		r = copy_token(b, e, tok, maxlen + 1 < sizeof(tok) ? maxlen + 1 : sizeof(tok));
 		if (r < 0) {
-			cs_log("%s: an entry longer than %zu characters ('%.20s...'); ignored",
-			       var, maxlen, b);
+			cs_log("%s: an entry longer than %zu characters ('%.20s...'); ignored", var,
+			       maxlen, b);
 			err = -EINVAL;
 		} else if (r > 0 && (r = fn(s, tok)) < 0) {
 			err = r;
@@ -138,23 +136,22 @@ static int each_token(struct cs_settings *s, const char *var, const char *list,
 	return err;
 }
 
-static int parse_uint(const char *var, const char *v, unsigned long lo,
-		      unsigned long hi, unsigned long *out)
+static int parse_uint(const char *var, const char *v, unsigned long lo, unsigned long hi,
+		      unsigned long *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtoul(v, &end, 10);
 	if (!*v || *end || errno || *out < lo || *out > hi || *v == '-') {
-		cs_log("%s='%.40s' is not a number from %lu to %lu; using the default",
-		       var, v, lo, hi);
+		cs_log("%s='%.40s' is not a number from %lu to %lu; using the default", var, v, lo,
+		       hi);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int cs_settings_parse(struct cs_settings *s,
-		      const char *(*getenv_fn)(const char *name))
+int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char *name))
 {
 	const char *v;
 	unsigned long n;
@@ -165,13 +162,11 @@ int cs_settings_parse(struct cs_settings *s,
 	s->capacity = (uint64_t)CS_DEFAULT_CAPACITY_MB << 20;
 
 	v = getenv_fn("CACHESHIM_TARGETS");
-	if (v && each_token(s, "CACHESHIM_TARGETS", v, CS_TARGET_NAME_MAX + 8,
-			    parse_target) < 0)
+	if (v && each_token(s, "CACHESHIM_TARGETS", v, CS_TARGET_NAME_MAX + 8, parse_target) < 0)
 		err = -EINVAL;
 
 	v = getenv_fn("CACHESHIM_EVENTS");
-	if (v && each_token(s, "CACHESHIM_EVENTS", v, CS_EVENT_NAME_MAX - 1,
-			    parse_event) < 0)
+	if (v && each_token(s, "CACHESHIM_EVENTS", v, CS_EVENT_NAME_MAX - 1, parse_event) < 0)
 		err = -EINVAL;
 	if (v && !s->nevents)
 		cs_log("CACHESHIM_EVENTS names no usable event; using the defaults");
@@ -220,8 +215,8 @@ int cs_settings_parse(struct cs_settings *s,
 	return err;
 }
 
-int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog,
-			    char *out, size_t outlen)
+int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, char *out,
+			    size_t outlen)
 {
 	size_t o = 0;
 	char num[24];

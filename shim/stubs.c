@@ -24,8 +24,7 @@ int cs_stubs_init(void)
 	uint8_t *p;
 	unsigned i;
 
-	p = mmap(NULL, STUBS_BYTES, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, STUBS_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		cs_log("cannot map the entry stubs: %s; not profiling", strerror(errno));
 		return -errno;

@@ -14,12 +14,11 @@
 
 static pthread_key_t thread_key;
 /* Threads that could not be set up, or are exiting: they pass through. */
-static struct cs_thread disabled_thread = { .ready = 0, .group_fd = -1 };
+static struct cs_thread disabled_thread = {.ready = 0, .group_fd = -1};
 
 static void *map_zeroed(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -113,8 +112,8 @@ static int grow_table(struct cs_thread *t)
 	return 0;
 }
 
-struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target,
-				     uint64_t callsite, uint64_t key)
+struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
+				     uint64_t key)
 {
 	struct cs_site_block *b;
 	struct cs_site_slot *s;

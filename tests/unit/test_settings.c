@@ -31,7 +31,7 @@ static int parse(struct cs_settings *s, const char *const *env)
 
 static void test_defaults(void)
 {
-	static const char *const env[] = { NULL };
+	static const char *const env[] = {NULL};
 	struct cs_settings s;
 
 	CU_ASSERT_EQUAL(parse(&s, env), 0);
@@ -54,22 +54,22 @@ struct target_case {
 };
 
 static const struct target_case target_cases[] = {
-	{ __LINE__, "rb_hash_aref", 0, 1, { "rb_hash_aref" }, { 0 } },
-	{ __LINE__, " a , b ,,c ", 0, 3, { "a", "b", "c" }, { 0, 0, 0 } },
-	{ __LINE__, "rb_hash_*,memcpy:arg3", 0, 2, { "rb_hash_*", "memcpy" }, { 0, 3 } },
-	{ __LINE__, "f:arg16", 0, 1, { "f" }, { 16 } },
-	{ __LINE__, "f:arg0", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, "f:arg17", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, "f:size", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, "f:arg", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, "f:arg2x", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, ":arg1,g", -EINVAL, 1, { "g" }, { 0 } },
-	{ __LINE__, "bad;name,ok", -EINVAL, 1, { "ok" }, { 0 } },
-	{ __LINE__, "a b", -EINVAL, 0, { NULL }, { 0 } },
-	{ __LINE__, "x,x,x", 0, 1, { "x" }, { 0 } },
-	{ __LINE__, "", 0, 0, { NULL }, { 0 } },
-	{ __LINE__, ",,,", 0, 0, { NULL }, { 0 } },
-	{ __LINE__, "[a-c]?_x*", 0, 1, { "[a-c]?_x*" }, { 0 } },
+	{__LINE__, "rb_hash_aref", 0, 1, {"rb_hash_aref"}, {0}},
+	{__LINE__, " a , b ,,c ", 0, 3, {"a", "b", "c"}, {0, 0, 0}},
+	{__LINE__, "rb_hash_*,memcpy:arg3", 0, 2, {"rb_hash_*", "memcpy"}, {0, 3}},
+	{__LINE__, "f:arg16", 0, 1, {"f"}, {16}},
+	{__LINE__, "f:arg0", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, "f:arg17", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, "f:size", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, "f:arg", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, "f:arg2x", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, ":arg1,g", -EINVAL, 1, {"g"}, {0}},
+	{__LINE__, "bad;name,ok", -EINVAL, 1, {"ok"}, {0}},
+	{__LINE__, "a b", -EINVAL, 0, {NULL}, {0}},
+	{__LINE__, "x,x,x", 0, 1, {"x"}, {0}},
+	{__LINE__, "", 0, 0, {NULL}, {0}},
+	{__LINE__, ",,,", 0, 0, {NULL}, {0}},
+	{__LINE__, "[a-c]?_x*", 0, 1, {"[a-c]?_x*"}, {0}},
 };
 
 static void test_targets(void)
@@ -79,15 +79,14 @@ static void test_targets(void)
 	for (i = 0; i < sizeof(target_cases) / sizeof(target_cases[0]); i++) {
 		const struct target_case *c = &target_cases[i];
 		char var[512];
-		const char *env[] = { var, NULL };
+		const char *env[] = {var, NULL};
 		struct cs_settings s;
 		int ret;
 
 		snprintf(var, sizeof(var), "CACHESHIM_TARGETS=%s", c->value);
 		ret = parse(&s, env);
 		if (ret != c->ret || s.ntargets != c->n)
-			fprintf(stderr, "case at line %d: ret %d n %u\n", c->line, ret,
-				s.ntargets);
+			fprintf(stderr, "case at line %d: ret %d n %u\n", c->line, ret, s.ntargets);
 		CU_ASSERT_EQUAL(ret, c->ret);
 		CU_ASSERT_EQUAL(s.ntargets, c->n);
 		for (j = 0; j < c->n && j < s.ntargets; j++) {
@@ -100,7 +99,7 @@ static void test_targets(void)
 static void test_long_values(void)
 {
 	static char var[70000];
-	const char *env[] = { var, NULL };
+	const char *env[] = {var, NULL};
 	struct cs_settings s;
 	size_t n;
 
@@ -131,11 +130,10 @@ static void test_long_values(void)
 static void test_events(void)
 {
 	static const char *const env1[] = {
-		"CACHESHIM_EVENTS=tsc, perf::PAGE-FAULTS ,INST_RETIRED:ANY_P:u=1,tsc", NULL
-	};
-	static const char *const env2[] = { "CACHESHIM_EVENTS=,, ,", NULL };
+		"CACHESHIM_EVENTS=tsc, perf::PAGE-FAULTS ,INST_RETIRED:ANY_P:u=1,tsc", NULL};
+	static const char *const env2[] = {"CACHESHIM_EVENTS=,, ,", NULL};
 	static char var[4096];
-	const char *env3[] = { var, NULL };
+	const char *env3[] = {var, NULL};
 	struct cs_settings s;
 	size_t n;
 
@@ -173,18 +171,17 @@ struct num_case {
 };
 
 static const struct num_case num_cases[] = {
-	{ __LINE__, "CACHESHIM_WINDOW=0", 0, 0, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=100", 0, 112, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=4096", 0, 4096, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=4097", -EINVAL, 256, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=-1", -EINVAL, 256, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=12k", -EINVAL, 256, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_WINDOW=", -EINVAL, 256, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_CAPACITY_MB=8", 0, 256, 8ull << 20 },
-	{ __LINE__, "CACHESHIM_CAPACITY_MB=0", -EINVAL, 256, 256ull << 20 },
-	{ __LINE__, "CACHESHIM_CAPACITY_MB=99999999999999999999", -EINVAL, 256,
-	  256ull << 20 },
-	{ __LINE__, "CACHESHIM_SESSION=x1", -EINVAL, 256, 256ull << 20 },
+	{__LINE__, "CACHESHIM_WINDOW=0", 0, 0, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=100", 0, 112, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=4096", 0, 4096, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=4097", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=-1", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=12k", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_WINDOW=", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_CAPACITY_MB=8", 0, 256, 8ull << 20},
+	{__LINE__, "CACHESHIM_CAPACITY_MB=0", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_CAPACITY_MB=99999999999999999999", -EINVAL, 256, 256ull << 20},
+	{__LINE__, "CACHESHIM_SESSION=x1", -EINVAL, 256, 256ull << 20},
 };
 
 static void test_numbers(void)
@@ -193,7 +190,7 @@ static void test_numbers(void)
 
 	for (i = 0; i < sizeof(num_cases) / sizeof(num_cases[0]); i++) {
 		const struct num_case *c = &num_cases[i];
-		const char *env[] = { c->var, NULL };
+		const char *env[] = {c->var, NULL};
 		struct cs_settings s;
 		int ret = parse(&s, env);
 
@@ -207,9 +204,9 @@ static void test_numbers(void)
 
 static void test_session_and_quiet(void)
 {
-	static const char *const env[] = { "CACHESHIM_SESSION=18446744073709551615",
-					   "CACHESHIM_QUIET=1", NULL };
-	static const char *const env0[] = { "CACHESHIM_QUIET=0", NULL };
+	static const char *const env[] = {"CACHESHIM_SESSION=18446744073709551615",
+					  "CACHESHIM_QUIET=1", NULL};
+	static const char *const env0[] = {"CACHESHIM_QUIET=0", NULL};
 	struct cs_settings s;
 
 	CU_ASSERT_EQUAL(parse(&s, env), 0);
@@ -221,9 +218,8 @@ static void test_session_and_quiet(void)
 
 static void test_match(void)
 {
-	static const char *const env[] = {
-		"CACHESHIM_TARGETS=rb_hash_*,memcpy:arg3,st_[a-l]ookup", NULL
-	};
+	static const char *const env[] = {"CACHESHIM_TARGETS=rb_hash_*,memcpy:arg3,st_[a-l]ookup",
+					  NULL};
 	struct cs_settings s;
 
 	CU_ASSERT_EQUAL(parse(&s, env), 0);
@@ -241,14 +237,14 @@ static void test_output_path(void)
 {
 	char out[64];
 
-	CU_ASSERT_EQUAL(cs_settings_output_path("cacheshim.out.%p", 4242, "ruby", out,
-						sizeof(out)), 0);
+	CU_ASSERT_EQUAL(cs_settings_output_path("cacheshim.out.%p", 4242, "ruby", out, sizeof(out)),
+			0);
 	CU_ASSERT_STRING_EQUAL(out, "cacheshim.out.4242");
-	CU_ASSERT_EQUAL(cs_settings_output_path("/tmp/%e-%p.%%p%x%", 7, "ruby", out,
-						sizeof(out)), 0);
+	CU_ASSERT_EQUAL(cs_settings_output_path("/tmp/%e-%p.%%p%x%", 7, "ruby", out, sizeof(out)),
+			0);
 	CU_ASSERT_STRING_EQUAL(out, "/tmp/ruby-7.%p%x%");
-	CU_ASSERT_EQUAL(cs_settings_output_path("%e%e%e%e%e%e%e%e%e%e%e%e%e", 1,
-						"abcdefgh", out, sizeof(out)),
+	CU_ASSERT_EQUAL(cs_settings_output_path("%e%e%e%e%e%e%e%e%e%e%e%e%e", 1, "abcdefgh", out,
+						sizeof(out)),
 			-ENAMETOOLONG);
 	CU_ASSERT_EQUAL(cs_settings_output_path("", 1, "x", out, sizeof(out)), 0);
 	CU_ASSERT_STRING_EQUAL(out, "");
