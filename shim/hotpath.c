@@ -8,7 +8,9 @@
  * open-addressing probe of the thread's site table (usually a hit on the
  * first slot), a few integer updates per event.  No malloc, no locks, no
  * atomics, no libc calls, no syscalls but the counter read (issued inline,
- * so errno is never touched).  Built with -mgeneral-regs-only: the
+ * so errno is never touched).  No re-entry guard either: every update is a
+ * single unlocked read-modify-write instruction, so a signal handler that
+ * calls a target in the middle of this code is measured and counted too.  Built with -mgeneral-regs-only: the
  * trampoline does not save vector or x87 registers around these calls.
  *
  * Anything that is not a hit in the site table (first call of a thread,
@@ -81,15 +83,61 @@ uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn)
 static inline struct cs_site_block *find_site(const struct cs_thread *t, uint32_t target,
 					      uint64_t callsite, uint64_t key)
 {
+	/* One load of the table: a handler may replace it meanwhile, and the
+	 * old one stays mapped. */
+	const struct cs_site_table *tab = __atomic_load_n(&t->sites, __ATOMIC_ACQUIRE);
 	uint64_t h = cs_site_hash(target, callsite, key);
 	const struct cs_site_slot *s;
+	struct cs_site_block *site;
 
 	for (;; h++) {
-		s = &t->table[h & t->mask];
-		if (!s->site)
+		s = &tab->slot[h & tab->mask];
+		site = __atomic_load_n(&s->site, __ATOMIC_ACQUIRE);
+		if (!site)
 			return NULL;
 		if (s->callsite == callsite && s->target == target && s->key == key)
-			return s->site;
+			return site;
+	}
+}
+
+/* Single-instruction read-modify-writes: a signal arriving on this thread
+ * sees each field either before or after, never half-updated, so a
+ * handler's call may update the same site without any lock or atomic. */
+static inline void add64(uint64_t *p, uint64_t v)
+{
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "r"(v) : "cc");
+}
+
+static inline void inc64(uint64_t *p)
+{
+	__asm__ volatile("incq %0" : "+m"(*p) : : "cc");
+}
+
+/* 128-bit add: the carry between the two halves lives in rflags, which a
+ * signal handler's return restores. */
+static inline void add128(uint64_t *lo, uint64_t *hi, unsigned __int128 v)
+{
+	__asm__ volatile("addq %2, %0\n\tadcq %3, %1"
+			 : "+m"(*lo), "+m"(*hi)
+			 : "r"((uint64_t)v), "r"((uint64_t)(v >> 64))
+			 : "cc");
+}
+
+/* *p = v if v < *p (less) or v > *p (!less), by unlocked cmpxchg. */
+static inline void store_if(uint64_t *p, uint64_t v, int less)
+{
+	uint64_t old = *p;
+
+	while (less ? v < old : v > old) {
+		uint64_t seen;
+
+		__asm__ volatile("cmpxchgq %2, %1"
+				 : "=a"(seen), "+m"(*p)
+				 : "r"(v), "0"(old)
+				 : "cc");
+		if (seen == old)
+			break;
+		old = seen;
 	}
 }
 
@@ -98,7 +146,7 @@ void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block 
 	uint64_t avail;
 
 	f->site = site;
-	site->entered++;
+	inc64(&site->entered);
 	/* Never copy past the top of the thread's own stack (a fault); on other
 	 * stacks (fibers) the whole window is copied. */
 	avail = (uint64_t)-1;
@@ -116,46 +164,38 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	struct cs_site_block *site;
 
 	f->target_addr = tg->addr;
-	if (cs_tls_guard) {
-		/* Our own code (or a signal arriving in it) called a target. */
+	/* The shim's own slow-path code (libc, libpfm4) called a target. */
+	if (cs_tls_guard)
+		return CS_ENTER_PASS;
+	if (!t)
+		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
+	if (!t->ready) {
+		/* A thread whose counters did not open, or that is exiting. */
 		if (cs_g.hdr)
 			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 		return CS_ENTER_PASS;
 	}
-	if (!t)
-		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
-	if (!t->ready)
-		return CS_ENTER_PASS;
-	cs_tls_guard = 1;
 	site = find_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
-	if (!site) {
-		cs_tls_guard = 0;
+	if (!site)
 		return CS_ENTER_SLOW;
-	}
 	cs_hot_begin(t, f, site);
-	cs_tls_guard = 0;
 	return CS_ENTER_MEASURE;
 }
 
-static inline void stat_add(struct cs_stat *st, uint64_t calls_before, uint64_t v)
+static inline void stat_add(struct cs_stat *st, int first, uint64_t v)
 {
-	unsigned __int128 sq = (unsigned __int128)v * v;
-	uint64_t lo = st->sumsq_lo + (uint64_t)sq;
-
-	st->sumsq_hi += (uint64_t)(sq >> 64) + (lo < st->sumsq_lo);
-	st->sumsq_lo = lo;
-	st->sum += v;
-	if (!calls_before) {
+	add128(&st->sumsq_lo, &st->sumsq_hi, (unsigned __int128)v * v);
+	add64(&st->sum, v);
+	if (first) {
+		/* The first completed call of the site (the cold call). */
 		st->first = v;
 		st->min = v;
 		st->max = v;
 	} else {
-		if (v < st->min)
-			st->min = v;
-		if (v > st->max)
-			st->max = v;
+		store_if(&st->min, v, 1);
+		store_if(&st->max, v, 0);
 	}
-	st->hist[cs_hist_index(v)]++;
+	inc64(&st->hist[cs_hist_index(v)]);
 }
 
 void cs_hot_exit(struct cs_frame *f)
@@ -164,26 +204,23 @@ void cs_hot_exit(struct cs_frame *f)
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site = f->site;
 	struct cs_group_read end;
-	uint64_t calls;
 	unsigned i;
+	int first;
 
 	end.nr = 0;
 	cs_hot_read(t, &end);
-	cs_tls_guard = 1;
 	/* A perf reading is usable only if every counter ran the whole call
 	 * (no multiplexing) and both reads succeeded. */
 	if (t->group_fd >= 0 && (!end.nr || !f->start.nr ||
 				 end.time_running - f->start.time_running !=
 					 end.time_enabled - f->start.time_enabled)) {
-		site->dropped++;
-		cs_tls_guard = 0;
+		inc64(&site->dropped);
 		return;
 	}
-	calls = site->calls;
+	first = site->calls == 0;
 	for (i = 0; i < t->nperf; i++)
-		stat_add(&site->stat[t->perf_event[i]], calls, end.values[i] - f->start.values[i]);
+		stat_add(&site->stat[t->perf_event[i]], first, end.values[i] - f->start.values[i]);
 	if (cs_g.tsc_index >= 0)
-		stat_add(&site->stat[cs_g.tsc_index], calls, tsc_end - f->tsc_start);
-	site->calls = calls + 1;
-	cs_tls_guard = 0;
+		stat_add(&site->stat[cs_g.tsc_index], first, tsc_end - f->tsc_start);
+	inc64(&site->calls);
 }

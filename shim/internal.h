@@ -131,7 +131,18 @@ struct cs_site_slot {
 	uint64_t key;
 	uint32_t target;
 	uint32_t reserved;
-	struct cs_site_block *site; /* NULL: empty slot */
+	struct cs_site_block *site; /* NULL: empty slot; stored last */
+};
+
+/* Open-addressing table of a thread's sites.  Replaced whole when it grows
+ * (one pointer store), and an old table is only unmapped at thread exit:
+ * a signal handler's call may insert while the interrupted call probes. */
+struct cs_site_table {
+	uint64_t mask; /* slots - 1 */
+	uint64_t nsites;
+	struct cs_site_table *older; /* replaced tables, unmapped at exit */
+	uint64_t reserved;
+	struct cs_site_slot slot[];
 };
 
 struct cs_thread {
@@ -142,9 +153,7 @@ struct cs_thread {
 	unsigned perf_event[CS_MAX_EVENTS]; /* group member -> event index */
 	int fds[CS_MAX_EVENTS];
 	uint64_t stack_lo, stack_hi; /* this thread's stack */
-	struct cs_site_slot *table; /* open addressing, mask + 1 slots */
-	uint64_t mask;
-	uint64_t nsites;
+	struct cs_site_table *sites;
 	uint32_t tid;
 };
 

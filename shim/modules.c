@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "shim/internal.h"
@@ -110,7 +111,7 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	m->hi = hi;
 	m->base = info->dlpi_addr;
 	m->id = nmodules + 1;
-	strncpy(m->name_head, path, sizeof(m->name_head) - 1);
+	snprintf(m->name_head, sizeof(m->name_head), "%s", path);
 	b->id = m->id;
 	b->base = m->base;
 	b->lo = lo;

@@ -39,6 +39,25 @@ static void stack_bounds(struct cs_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
+static struct cs_site_table *table_new(uint64_t slots)
+{
+	struct cs_site_table *tab = map_zeroed(sizeof(*tab) + slots * sizeof(struct cs_site_slot));
+
+	if (tab)
+		tab->mask = slots - 1;
+	return tab;
+}
+
+static void table_free_all(struct cs_site_table *tab)
+{
+	while (tab) {
+		struct cs_site_table *older = tab->older;
+
+		munmap(tab, sizeof(*tab) + (tab->mask + 1) * sizeof(struct cs_site_slot));
+		tab = older;
+	}
+}
+
 static struct cs_thread *thread_create(void)
 {
 	struct cs_thread *t = map_zeroed(sizeof(*t));
@@ -47,11 +66,9 @@ static struct cs_thread *thread_create(void)
 	if (!t)
 		return NULL;
 	t->tid = (uint32_t)gettid();
-	t->mask = CS_SITE_TABLE_MIN - 1;
-	t->table = map_zeroed(CS_SITE_TABLE_MIN * sizeof(*t->table));
-	if (!t->table || cs_events_open_thread(t) < 0) {
-		if (t->table)
-			munmap(t->table, CS_SITE_TABLE_MIN * sizeof(*t->table));
+	t->sites = table_new(CS_SITE_TABLE_MIN);
+	if (!t->sites || cs_events_open_thread(t) < 0) {
+		table_free_all(t->sites);
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
@@ -59,10 +76,8 @@ static struct cs_thread *thread_create(void)
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
 		b->tid = t->tid;
-		for (unsigned i = 0; i < cs_g.nevents; i++) {
-			if (cs_g.enc[i].kind == CS_EVENT_TSC)
-				b->events_open |= 1u << i;
-		}
+		if (cs_g.tsc_index >= 0)
+			b->events_open |= 1u << cs_g.tsc_index;
 		for (unsigned i = 0; i < t->nperf; i++)
 			b->events_open |= 1u << t->perf_event[i];
 		cs_output_publish(b, CS_BLOCK_THREAD);
@@ -72,65 +87,76 @@ static struct cs_thread *thread_create(void)
 	return t;
 }
 
+static void thread_free(struct cs_thread *t)
+{
+	cs_events_close_thread(t);
+	table_free_all(t->sites);
+	munmap(t, sizeof(*t));
+}
+
 /* pthread key destructor: the thread is exiting. */
 static void thread_destroy(void *p)
 {
-	struct cs_thread *t = p;
-
 	cs_tls_guard++;
 	cs_tls_thread = &disabled_thread;
-	cs_events_close_thread(t);
-	munmap(t->table, (t->mask + 1) * sizeof(*t->table));
-	munmap(t, sizeof(*t));
+	thread_free(p);
 	cs_tls_guard--;
 }
 
-/* Doubles the site table when it is half full. */
+/* Inserts into tab, which has room.  The slot's site is stored last: a
+ * probe interrupted by this insert sees an empty or a complete slot. */
+static void table_put(struct cs_site_table *tab, const struct cs_site_slot *in)
+{
+	struct cs_site_slot *s;
+	uint64_t h;
+
+	for (h = cs_site_hash(in->target, in->callsite, in->key);; h++) {
+		s = &tab->slot[h & tab->mask];
+		if (!s->site)
+			break;
+	}
+	s->callsite = in->callsite;
+	s->key = in->key;
+	s->target = in->target;
+	__atomic_store_n(&s->site, in->site, __ATOMIC_RELEASE);
+	tab->nsites++;
+}
+
+/* Doubles the site table: fills a new one, then swaps the pointer. */
 static int grow_table(struct cs_thread *t)
 {
-	uint64_t n = (t->mask + 1) * 2, i;
-	struct cs_site_slot *nt = map_zeroed(n * sizeof(*nt));
+	struct cs_site_table *old = t->sites, *nt = table_new((old->mask + 1) * 2);
+	uint64_t i;
 
 	if (!nt)
 		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++) {
-		struct cs_site_slot *s = &t->table[i];
-		uint64_t h;
-
-		if (!s->site)
-			continue;
-		for (h = cs_site_hash(s->target, s->callsite, s->key);; h++) {
-			if (!nt[h & (n - 1)].site) {
-				nt[h & (n - 1)] = *s;
-				break;
-			}
-		}
+	for (i = 0; i <= old->mask; i++) {
+		if (old->slot[i].site)
+			table_put(nt, &old->slot[i]);
 	}
-	munmap(t->table, (t->mask + 1) * sizeof(*t->table));
-	t->table = nt;
-	t->mask = n - 1;
+	nt->older = old;
+	__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
 	return 0;
 }
 
 struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
 				     uint64_t key)
 {
-	struct cs_site_block *b;
-	struct cs_site_slot *s;
+	struct cs_site_slot in = {.callsite = callsite, .key = key, .target = target};
+	struct cs_site_table *tab = t->sites;
 	uint64_t h, base = 0;
+	struct cs_site_block *b;
 
 	for (h = cs_site_hash(target, callsite, key);; h++) {
-		s = &t->table[h & t->mask];
+		struct cs_site_slot *s = &tab->slot[h & tab->mask];
+
 		if (!s->site)
 			break;
 		if (s->callsite == callsite && s->target == target && s->key == key)
 			return s->site;
 	}
-	if ((t->nsites + 1) * 2 > t->mask + 1) {
-		if (grow_table(t) < 0)
-			return NULL;
-		return cs_thread_site(t, target, callsite, key);
-	}
+	if ((tab->nsites + 1) * 2 > tab->mask + 1 && grow_table(t) < 0)
+		return NULL;
 	b = cs_output_reserve((uint32_t)cs_site_block_size(cs_g.nevents));
 	if (!b) {
 		CS_LOG_ONCE("report file full (CACHESHIM_CAPACITY_MB); new call sites "
@@ -145,11 +171,8 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	b->nevents = cs_g.nevents;
 	b->key = key;
 	cs_output_publish(b, CS_BLOCK_SITE);
-	s->callsite = callsite;
-	s->target = target;
-	s->key = key;
-	s->site = b;
-	t->nsites++;
+	in.site = b;
+	table_put(t->sites, &in);
 	return b;
 }
 
@@ -159,7 +182,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	struct cs_thread *t;
 	struct cs_site_block *site;
 
-	cs_tls_guard = 1;
+	cs_tls_guard++;
 	t = cs_tls_thread;
 	if (!t) {
 		t = thread_create();
@@ -173,12 +196,12 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	if (!site)
 		goto pass;
 	cs_hot_begin(t, f, site);
-	cs_tls_guard = 0;
+	cs_tls_guard--;
 	return CS_ENTER_MEASURE;
 pass:
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
-	cs_tls_guard = 0;
+	cs_tls_guard--;
 	return CS_ENTER_PASS;
 }
 
@@ -193,11 +216,8 @@ void cs_thread_after_fork(void)
 
 	/* The inherited counters count the parent; the site blocks belong to
 	 * the parent's file.  Start afresh at the child's next call. */
-	if (t && t != &disabled_thread) {
-		cs_events_close_thread(t);
-		munmap(t->table, (t->mask + 1) * sizeof(*t->table));
-		munmap(t, sizeof(*t));
-	}
+	if (t && t != &disabled_thread)
+		thread_free(t);
 	cs_tls_thread = NULL;
 	pthread_setspecific(thread_key, NULL);
 }
