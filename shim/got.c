@@ -150,7 +150,8 @@ static int target_for(const char *name, uint64_t addr, unsigned argn)
 	unsigned i;
 
 	for (i = 0; i < cs_g.ntargets; i++) {
-		if (cs_g.targets[i].addr == addr && !strcmp(cs_g.targets[i].name, name))
+		if (cs_g.targets[i].addr == addr && !cs_g.targets[i].unloaded &&
+		    !strcmp(cs_g.targets[i].name, name))
 			return (int)i;
 	}
 	if (cs_g.ntargets == CS_MAX_TARGETS) {

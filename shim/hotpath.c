@@ -175,6 +175,9 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 		return CS_ENTER_PASS;
 	}
+	/* After a dlclose the thread's call-site addresses may be stale. */
+	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
+		return CS_ENTER_SLOW;
 	site = find_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
 	if (!site)
 		return CS_ENTER_SLOW;

@@ -21,7 +21,6 @@ uint64_t cs_xsave_mask;
 
 int cs_thread_init(void);
 void cs_thread_after_fork(void);
-void cs_modules_reset(void);
 
 static const char *env(const char *name)
 {
@@ -182,4 +181,28 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		errno = saved;
 	}
 	return h;
+}
+
+/* dlclose: when a module really goes away, forget it and its targets, and
+ * make every thread start a new site table, since its call-site addresses
+ * may come back as another module's. */
+CS_EXPORT int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int ret, saved;
+
+	if (!real)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real)
+		return -1;
+	ret = real(handle);
+	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
+		saved = errno;
+		cs_tls_guard++;
+		if (cs_modules_forget_unloaded() > 0)
+			__atomic_fetch_add(&cs_g.epoch, 1, __ATOMIC_RELEASE);
+		cs_tls_guard--;
+		errno = saved;
+	}
+	return ret;
 }

@@ -153,6 +153,7 @@ struct cs_thread {
 	unsigned perf_event[CS_MAX_EVENTS]; /* group member -> event index */
 	int fds[CS_MAX_EVENTS];
 	uint64_t stack_lo, stack_hi; /* this thread's stack */
+	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
 	uint32_t tid;
 };
@@ -192,6 +193,7 @@ struct cs_target {
 	uint64_t addr; /* the real function */
 	uint32_t id; /* file id (index + 1) */
 	uint32_t argn;
+	int unloaded; /* its module was unloaded: never matched again */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
 	char name[CS_TARGET_NAME_MAX];
@@ -218,6 +220,11 @@ void cs_modules_scan(void);
  * none; *base receives its load bias.  Not async-signal-safe-free: called
  * on the slow path of a new call site only. */
 uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base);
+/* Forgets modules that are no longer loaded (after dlclose) and the
+ * targets they defined.  Returns the number of modules forgotten. */
+int cs_modules_forget_unloaded(void);
+/* Forgets every module (a forked child records them in its own file). */
+void cs_modules_reset(void);
 
 /* ---- output.c: the report file ---- */
 /* Creates and maps the report file named by the settings, sets cs_g.hdr.
@@ -264,6 +271,8 @@ struct cs_global {
 	struct cs_file_event events[CS_MAX_EVENTS]; /* as in the file header */
 	char hdr_program[CS_PROGRAM_MAX]; /* /proc/self/exe */
 	int enabled; /* 0: inert */
+	uint64_t epoch; /* bumped when a module is unloaded: call-site
+			 * addresses may now belong to another module */
 	pid_t pid;
 };
 

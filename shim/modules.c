@@ -136,6 +136,49 @@ void cs_modules_reset(void)
 	nmodules = 0;
 }
 
+static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint8_t *alive = data;
+	uint64_t lo, hi;
+	unsigned i;
+
+	module_range(info, &lo, &hi);
+	for (i = 0; i < nmodules; i++) {
+		if (modules[i].lo == lo && modules[i].hi == hi &&
+		    !strncmp(modules[i].name_head, module_path(info),
+			     sizeof(modules[i].name_head) - 1))
+			alive[i] = 1;
+	}
+	return 0;
+}
+
+int cs_modules_forget_unloaded(void)
+{
+	static uint8_t alive[CS_MAX_MODULES];
+	unsigned i, j;
+	int gone = 0;
+
+	pthread_mutex_lock(&modules_lock);
+	memset(alive, 0, sizeof(alive));
+	dl_iterate_phdr(still_loaded, alive);
+	for (i = 0; i < nmodules; i++) {
+		struct module *m = &modules[i];
+
+		if (alive[i] || m->lo == m->hi)
+			continue;
+		/* Targets defined there are gone too: a new module at the same
+		 * address gets targets (and a module id) of its own. */
+		for (j = 0; j < cs_g.ntargets; j++) {
+			if (cs_g.targets[j].addr >= m->lo && cs_g.targets[j].addr < m->hi)
+				cs_g.targets[j].unloaded = 1;
+		}
+		m->lo = m->hi = 0;
+		gone++;
+	}
+	pthread_mutex_unlock(&modules_lock);
+	return gone;
+}
+
 static uint32_t find(uint64_t addr, uint64_t *base)
 {
 	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);

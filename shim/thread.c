@@ -73,6 +73,7 @@ static struct cs_thread *thread_create(void)
 		return NULL;
 	}
 	stack_bounds(t);
+	t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
 		b->tid = t->tid;
@@ -192,6 +193,15 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	}
 	if (!t->ready)
 		goto pass;
+	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE)) {
+		struct cs_site_table *nt = table_new(CS_SITE_TABLE_MIN);
+
+		if (!nt)
+			goto pass;
+		nt->older = t->sites;
+		__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
+		t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
+	}
 	site = cs_thread_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
 	if (!site)
 		goto pass;
