@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -207,6 +208,41 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 	return (int)n;
 }
 
+static void unmap_pages(struct cs_thread *t)
+{
+	unsigned i;
+
+	for (i = 0; i < CS_MAX_EVENTS; i++) {
+		if (t->pages[i])
+			munmap(t->pages[i], (size_t)getpagesize());
+		t->pages[i] = NULL;
+	}
+	t->rdpmc = 0;
+}
+
+/* Maps each member's perf page; keeps them only if all allow rdpmc (never
+ * on software events, nor without a PMU). */
+static void map_pages(struct cs_thread *t)
+{
+	unsigned i;
+
+	t->rdpmc = t->nperf > 0;
+	for (i = 0; i < t->nperf && t->rdpmc; i++) {
+		struct perf_event_mmap_page *pc =
+			mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, t->fds[i], 0);
+
+		if (pc == MAP_FAILED) {
+			t->rdpmc = 0;
+			break;
+		}
+		t->pages[i] = pc;
+		if (!pc->cap_user_rdpmc)
+			t->rdpmc = 0;
+	}
+	if (!t->rdpmc)
+		unmap_pages(t);
+}
+
 int cs_events_open_thread(struct cs_thread *t)
 {
 	struct perf_event_attr a;
@@ -235,6 +271,7 @@ int cs_events_open_thread(struct cs_thread *t)
 		t->perf_event[t->nperf++] = ev;
 	}
 	t->read_size = (unsigned)(3 + t->nperf) * 8;
+	map_pages(t);
 	return 0;
 }
 
@@ -242,6 +279,7 @@ void cs_events_close_thread(struct cs_thread *t)
 {
 	unsigned i;
 
+	unmap_pages(t);
 	for (i = 0; i < t->nperf; i++)
 		close(t->fds[i]);
 	t->nperf = 0;

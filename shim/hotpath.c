@@ -8,7 +8,7 @@
  * open-addressing probe of the thread's site table (usually a hit on the
  * first slot), a few integer updates per event.  No malloc, no locks, no
  * atomics, no libc calls, no syscalls but the counter read (issued inline,
- * so errno is never touched).  No re-entry guard either: every update is a
+ * so errno is never touched; or rdpmc, see shim/rdpmc.h).  No re-entry guard either: every update is a
  * single unlocked read-modify-write instruction, so a signal handler that
  * calls a target in the middle of this code is measured and counted too.  Built with -mgeneral-regs-only: the
  * trampoline does not save vector or x87 registers around these calls.
@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
+#include "shim/rdpmc.h"
 
 __thread struct cs_thread *cs_tls_thread;
 __thread unsigned cs_tls_guard; /* nonzero while shim code runs */
@@ -57,7 +58,27 @@ static inline long sys_read(int fd, void *buf, unsigned long n)
 
 void cs_hot_read(struct cs_thread *t, struct cs_group_read *out)
 {
-	if (t->group_fd >= 0 && sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
+	uint64_t not_running = 0, nr;
+	unsigned i;
+
+	if (t->group_fd < 0)
+		return;
+	/* rdpmc where every member's page allows it; the group is scheduled
+	 * as a whole, so the leader's off-PMU time stands for all. */
+	if (t->rdpmc) {
+		for (i = 0; i < t->nperf; i++) {
+			if (cs_rdpmc_read(t->pages[i], cs_rdpmc_insn, &out->values[i], &nr) < 0)
+				goto syscall;
+			if (i == 0)
+				not_running = nr;
+		}
+		out->nr = t->nperf;
+		out->time_enabled = not_running;
+		out->time_running = 0;
+		return;
+	}
+syscall:
+	if (sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
 		out->nr = 0; /* marks the reading unusable */
 }
 
@@ -212,11 +233,12 @@ void cs_hot_exit(struct cs_frame *f)
 
 	end.nr = 0;
 	cs_hot_read(t, &end);
-	/* A perf reading is usable only if every counter ran the whole call
-	 * (no multiplexing) and both reads succeeded. */
+	/* A perf reading is usable only if both reads succeeded and the group
+	 * ran the whole call: its off-PMU time (enabled - running, from read()
+	 * or from the mmap page alike) did not grow (no multiplexing). */
 	if (t->group_fd >= 0 && (!end.nr || !f->start.nr ||
-				 end.time_running - f->start.time_running !=
-					 end.time_enabled - f->start.time_enabled)) {
+				 end.time_enabled - end.time_running !=
+					 f->start.time_enabled - f->start.time_running)) {
 		inc64(&site->dropped);
 		return;
 	}

@@ -77,7 +77,9 @@ int cs_events_open_thread(struct cs_thread *t);
 /* Closes what cs_events_open_thread opened. */
 void cs_events_close_thread(struct cs_thread *t);
 
-/* Group read buffer: PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | RUNNING. */
+/* Group read buffer: PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | RUNNING.
+ * The rdpmc path fills it too, with time_enabled - time_running (the
+ * off-PMU time, all that is compared) in time_enabled. */
 struct cs_group_read {
 	uint64_t nr;
 	uint64_t time_enabled;
@@ -152,6 +154,8 @@ struct cs_thread {
 	unsigned read_size; /* bytes of one group read */
 	unsigned perf_event[CS_MAX_EVENTS]; /* group member -> event index */
 	int fds[CS_MAX_EVENTS];
+	int rdpmc; /* every member's mmap page allows rdpmc */
+	void *pages[CS_MAX_EVENTS]; /* perf mmap pages (rdpmc only) */
 	uint64_t stack_lo, stack_hi; /* this thread's stack */
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
