@@ -115,6 +115,9 @@ struct cs_module_block {
 
 /* cs_target_block.how */
 #define CS_HOOK_GOT 0x1u /* GOT slots (PLT and GLOB_DAT) point to the wrapper */
+/* Not a user target: an empty function the shim calls through the wrapper
+ * at start, so the report can subtract the bracket's own cost per event. */
+#define CS_HOOK_CALIBRATION 0x100u
 
 /* A wrapped function: one per (name, address). */
 struct cs_target_block {

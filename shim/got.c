@@ -141,8 +141,7 @@ static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t s
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* Target index for (name, addr), creating it.  Returns -1 when full. */
-static int target_for(const char *name, uint64_t addr, unsigned argn)
+int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 {
 	struct cs_target *t;
 	struct cs_target_block *b;
@@ -172,7 +171,7 @@ static int target_for(const char *name, uint64_t addr, unsigned argn)
 	t->block = b;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	b->id = t->id;
-	b->how = CS_HOOK_GOT;
+	b->how = how;
 	b->argn = argn;
 	b->addr = addr;
 	b->module = cs_modules_lookup(addr, &base);
@@ -228,7 +227,7 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		real = real_address(d, type, sym, name, cur);
 		if (!real)
 			continue;
-		idx = target_for(name, real, cs_g.settings.targets[pat].argn);
+		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
 		if (idx < 0)
 			continue;
 		if (write_slot(d, slot, (uint64_t)(uintptr_t)cs_g.targets[idx].stub) < 0) {

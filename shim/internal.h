@@ -213,9 +213,19 @@ void *cs_stub_addr(unsigned idx);
 int cs_stub_is(uint64_t addr);
 
 /* ---- got.c ---- */
+/* Index of the target (name, addr), recorded in the file when new.
+ * Returns -1 (logged once) when the table or the file is full. */
+int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how);
 /* Patches the GOT slots of every loaded module that are not patched yet.
  * Returns the number of slots patched. */
 int cs_got_patch_all(void);
+
+/* ---- calibrate.c ---- */
+/* Measures the wrapper's own cost: calls an empty function through a stub
+ * of its own CS_CALIBRATION_CALLS times (a target flagged
+ * CS_HOOK_CALIBRATION, which the report subtracts). */
+void cs_calibrate(void);
+#define CS_CALIBRATION_CALLS 1000
 
 /* ---- modules.c ---- */
 /* Records every loaded module that is not recorded yet in the file. */
