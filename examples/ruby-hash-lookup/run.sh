@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs hash_lookup.rb under cacheshim once per hash size and prints what one
+# rb_hash_aref call cost at each size.  Run from anywhere; uses the
+# cacheshim of the build tree (./scripts/demo builds it and runs this).
+#
+# Environment: SIZES ("8 64 ..."), LOOKUPS (20000), OUTDIR (where the
+# profiles go), CACHESHIM (the command, default ./cacheshim), RUBY (ruby),
+# EXTRA_EVENTS (more comma-separated events to measure).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here/../.."
+rel=examples/ruby-hash-lookup
+
+CS=${CACHESHIM:-./cacheshim}
+RUBY=${RUBY:-ruby}
+SIZES=${SIZES:-8 64 512 4096 32768 262144 2097152}
+LOOKUPS=${LOOKUPS:-20000}
+OUTDIR=${OUTDIR:-$rel/cacheshim.out.d}
+TARGETS=rb_hash_aref,rb_st_lookup
+EVENTS=tsc,perf::PAGE-FAULTS
+# With a hardware PMU these are added.
+# TODO(@cache): add the "@cache" preset here once event presets exist (the
+# cache-miss events of the CPU's own PMU family).  The generic
+# perf::PERF_COUNT_HW_CACHE_MISSES is left out on purpose: what it counts
+# differs from CPU to CPU.
+PMU_EVENTS=perf::CYCLES,perf::INSTRUCTIONS
+
+die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
+
+command -v "$CS" >/dev/null 2>&1 ||
+	die "$CS not found: build cacheshim first (./scripts/demo does)"
+command -v "$RUBY" >/dev/null 2>&1 || die "$RUBY not found"
+mkdir -p "$OUTDIR"
+rm -f "$OUTDIR"/size-* "$OUTDIR"/log-* "$OUTDIR"/pmu-probe.*
+
+# Is there a hardware PMU?  cacheshim says on stderr when an event cannot be
+# counted (no PMU visible, or denied by perf_event_paranoid).
+probe_err=$("$CS" run -e perf::CYCLES -t "$TARGETS" -o "$OUTDIR/pmu-probe.%p" \
+	-- "$RUBY" --disable-gems -e 0 2>&1 >/dev/null) || probe_err="cacheshim: perf::CYCLES: probe failed"
+rm -f "$OUTDIR"/pmu-probe.*
+if grep -qiE '^cacheshim:.*perf::CYCLES.*(continuing without|cannot|denied|fail)' \
+	<<<"$probe_err"; then
+	if grep -qi denied <<<"$probe_err"; then
+		why="denied by kernel.perf_event_paranoid"
+	else
+		why="no hardware PMU visible, e.g. a virtual machine"
+	fi
+	echo "note: hardware events cannot be counted here ($why): measuring only tsc and page faults, so cache misses show up as time only."
+else
+	EVENTS=$EVENTS,$PMU_EVENTS
+fi
+[ -n "${EXTRA_EVENTS:-}" ] && EVENTS=$EVENTS,$EXTRA_EVENTS
+
+for n in $SIZES; do
+	log=$OUTDIR/log-$n.txt
+	if ! "$CS" run -e "$EVENTS" -t "$TARGETS" -o "$OUTDIR/size-$n.%p" -- \
+		"$RUBY" --disable-gems "$rel/hash_lookup.rb" --size "$n" \
+		--lookups "$LOOKUPS" 2>"$log"; then
+		cat "$log" >&2
+		die "size $n: cacheshim run failed"
+	fi
+	files=()
+	for f in "$OUTDIR/size-$n".*; do
+		case $f in *.csv) ;; *) [ -e "$f" ] && files+=("$f") ;; esac
+	done
+	if [ ${#files[@]} -eq 0 ]; then
+		cat "$log" >&2
+		die "size $n: no profile written to $OUTDIR"
+	fi
+	for by in function callsite; do
+		"$CS" report --by $by --format csv "${files[@]}" \
+			>"$OUTDIR/size-$n.$by.csv" || die "size $n: cacheshim report failed"
+	done
+done
+
+# One row per size from the CSVs of each run (columns found by name):
+# rb_hash_aref from --by function; rb_st_lookup from --by callsite, at its
+# busiest call site if that has at least one call per lookup: the call
+# inside rb_hash_aref (a Hash of 8 entries or fewer has none).
+echo
+echo "Per call, $LOOKUPS random hits per size; tsc in TSC ticks:"
+for n in $SIZES; do
+	echo "$n $OUTDIR/size-$n.function.csv $OUTDIR/size-$n.callsite.csv"
+done | awk -v events="$EVENTS" -v lookups="$LOOKUPS" -v outdir="$OUTDIR" '
+function csv(line, f,    n, i, c, q, cur) {
+	sub(/\r$/, "", line)
+	n = 0; cur = ""; q = 0
+	for (i = 1; i <= length(line); i++) {
+		c = substr(line, i, 1)
+		if (q) {
+			if (c == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ }
+			else if (c == "\"") q = 0
+			else cur = cur c
+		} else if (c == "\"") q = 1
+		else if (c == ",") { f[++n] = cur; cur = "" }
+		else cur = cur c
+	}
+	f[++n] = cur
+	return n
+}
+# Calls fn(row) for each data row of file; the header names the columns.
+function load(file, which,    line, nf, i, f, col, hdr) {
+	hdr = 1
+	while ((getline line < file) > 0) {
+		nf = csv(line, f)
+		if (hdr) { for (i = 1; i <= nf; i++) col[f[i]] = i; hdr = 0; continue }
+		take(which, f[col["function"]], f[col["event"]], f[col["calls"]],
+		     f[col["mean"]], f[col["p50"]], f[col["p99"]])
+	}
+	close(file)
+}
+function take(which, fn, e, calls, mean, p50, p99) {
+	if (which == "function" && fn == "rb_hash_aref") {
+		if (e == "tsc") {
+			row["calls"] = calls; row["mean"] = mean
+			row["p50"] = p50; row["p99"] = p99
+		} else
+			row["ev:" e] = mean
+	} else if (which == "callsite" && fn == "rb_st_lookup" && e == "tsc" &&
+		   calls + 0 > row["st_calls"] + 0) {
+		row["st_calls"] = calls; row["st_mean"] = mean
+		row["st_p50"] = p50; row["st_p99"] = p99
+	}
+}
+function val(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
+function width(name) { return length(name) + 5 > 12 ? length(name) + 5 : 12 }
+BEGIN {
+	m = split(events, all, ",")
+	for (i = 1; i <= m; i++)
+		if (all[i] != "tsc") { ev[++nev] = all[i]; t = all[i]; sub(/^perf::/, "", t); evname[nev] = t }
+	printf "%9s %7s %6s %6s %6s", "", "", "", "", ""
+	for (i = 1; i <= nev; i++) printf " %*s", width(evname[i]), ""
+	printf "  %s\n", "rb_st_lookup in h[k]"
+	printf "%9s %7s %6s %6s %6s", "size", "calls", "tsc", "p50", "p99"
+	for (i = 1; i <= nev; i++) printf " %*s", width(evname[i]), evname[i] "/call"
+	printf "  %7s %6s %6s %6s\n", "calls", "tsc", "p50", "p99"
+}
+{
+	split("", row)
+	load($2, "function")
+	load($3, "callsite")
+	if (row["st_calls"] + 0 < lookups + 0) split("", st)
+	else { st["calls"] = row["st_calls"]; st["mean"] = row["st_mean"]; st["p50"] = row["st_p50"]; st["p99"] = row["st_p99"] }
+	if (row["calls"] == "") bad = bad " " $1
+	printf "%9d %7s %6s %6s %6s", $1, val(row["calls"], "%.0f"), val(row["mean"], "%.0f"),
+	       val(row["p50"], "%.0f"), val(row["p99"], "%.0f")
+	for (i = 1; i <= nev; i++)
+		printf " %*s", width(evname[i]), val(row["ev:" ev[i]], "%.3f")
+	printf "  %7s %6s %6s %6s\n", ("calls" in st) ? st["calls"] : "0",
+	       val(st["mean"], "%.0f"), val(st["p50"], "%.0f"), val(st["p99"], "%.0f")
+}
+END {
+	print "The first columns are rb_hash_aref (tsc = mean); its time includes the"
+	print "rb_st_lookup call inside it (Hashes of more than 8 entries) and the counter"
+	print "reads cacheshim makes around that call.  The last columns are that"
+	print "rb_st_lookup call alone: the hash table probe."
+	if (bad != "")
+		printf "no rb_hash_aref calls recorded for size%s (see %s/log-*.txt)\n", bad, outdir
+}'
+echo
+for n in $SIZES; do last=$n; done
+echo "profiles: $OUTDIR (e.g. $CS report --by callsite $OUTDIR/size-$last.[0-9]*)"
