@@ -178,6 +178,22 @@ void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block 
 	f->tsc_start = rdtsc_begin();
 }
 
+uint64_t cs_hot_callsite(const struct cs_frame *f)
+{
+	const struct cs_frame *outer;
+	uint64_t rbp;
+
+	if (f->ret_addr != (uint64_t)(uintptr_t)cs_trampoline_return)
+		return f->ret_addr;
+	/* A wrapped function tail-jumped to this one: its return address is
+	 * the trampoline's.  The wrapped function restored rbp (callee-saved)
+	 * before jumping, so the trampoline frame it ran in is the one our
+	 * saved rbp points to; report the call site of that outer call. */
+	rbp = *(const uint64_t *)((uintptr_t)f + CS_FRAME_SIZE);
+	outer = (const struct cs_frame *)(uintptr_t)(rbp - CS_FRAME_SIZE);
+	return outer->ret_addr;
+}
+
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
@@ -199,7 +215,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	/* After a dlclose the thread's call-site addresses may be stale. */
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
 		return CS_ENTER_SLOW;
-	site = find_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
+	site = find_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
 	if (!site)
 		return CS_ENTER_SLOW;
 	cs_hot_begin(t, f, site);

@@ -182,6 +182,11 @@ void cs_hot_read(struct cs_thread *t, struct cs_group_read *out);
 /* Starts measuring the call of frame f at site: counts the entry, sizes
  * the stack copy, reads the counters.  Called with the guard held. */
 void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site);
+/* Call site of the call in frame f: its return address, or for a tail call
+ * from another wrapped function, the call site of that function's call. */
+uint64_t cs_hot_callsite(const struct cs_frame *f);
+/* The instruction after the trampoline's call of a target. */
+void cs_trampoline_return(void);
 /* Key of a call: size class of argument argn, CS_KEY_NONE if argn is 0. */
 uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn);
 

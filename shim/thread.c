@@ -202,7 +202,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 		__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
 		t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 	}
-	site = cs_thread_site(t, tg->id, f->ret_addr, cs_hot_key(f, tg->argn));
+	site = cs_thread_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
 	if (!site)
 		goto pass;
 	cs_hot_begin(t, f, site);

@@ -144,6 +144,9 @@ cs_trampoline:
 	movq F_R10, %r10
 	movq F_R11, %r11
 	call *F_TARGET
+	.globl cs_trampoline_return
+	.hidden cs_trampoline_return
+cs_trampoline_return:			/* a target's return address */
 	movq %rax, F_RAX_OUT
 	movq %rdx, F_RDX_OUT
 	movq %rcx, F_RCX_OUT

@@ -33,15 +33,14 @@ struct cs_blob96 {
 long cs_touch_pages(long k);
 
 /* Ten longs: the last four are passed on the stack. */
-long cs_args10(long a, long b, long c, long d, long e, long f, long g, long h,
-	       long i, long j);
+long cs_args10(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j);
 /* Eight doubles and three ints, interleaved: all in registers. */
-double cs_mix_dbl(double d1, int i1, double d2, double d3, int i2, double d4,
-		  double d5, double d6, int i3, double d7, double d8);
+double cs_mix_dbl(double d1, int i1, double d2, double d3, int i2, double d4, double d5, double d6,
+		  int i3, double d7, double d8);
 /* Ten doubles and seven longs: two doubles and one long on the stack. */
-double cs_mix_stack(double d1, long l1, double d2, long l2, double d3, long l3,
-		    double d4, long l4, double d5, long l5, double d6, long l6,
-		    double d7, double d8, double d9, long l7, double d10);
+double cs_mix_stack(double d1, long l1, double d2, long l2, double d3, long l3, double d4, long l4,
+		    double d5, long l5, double d6, long l6, double d7, double d8, double d9,
+		    long l7, double d10);
 /* Variadic: sum of (i + 1) * arg_i over n longs. */
 long cs_sum_var(int n, ...);
 /* Variadic: sum of (i + 1) * arg_i over n doubles (al = vector registers). */
@@ -57,8 +56,7 @@ long double cs_ld(long double a, long double b, int c);
 _Complex long double cs_ret_cld(long double re, long double im);
 __int128 cs_i128(__int128 a, __int128 b);
 /* h lands on the stack at a 16-byte aligned offset after padding. */
-__int128 cs_i128_stack(long a, long b, long c, long d, long e, long f, long g,
-		       __int128 h);
+__int128 cs_i128_stack(long a, long b, long c, long d, long e, long f, long g, __int128 h);
 long cs_byval(struct cs_blob96 s, long k);
 char *cs_ret_ptr(char *buf, long off);
 /* Sets errno to e and returns -1. */

@@ -22,8 +22,8 @@ __attribute__((noinline)) long cs_touch_pages(long k)
 
 	if (k <= 0)
 		return k;
-	p = mmap(NULL, (size_t)(k * page_size), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, (size_t)(k * page_size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	for (i = 0; i < k; i++)
@@ -45,28 +45,24 @@ __attribute__((constructor)) static void warm_up(void)
 	touch_pages_direct(1);
 }
 
-long cs_args10(long a, long b, long c, long d, long e, long f, long g, long h,
-	       long i, long j)
+long cs_args10(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j)
 {
-	return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h +
-	       9 * i + 10 * j;
+	return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + 9 * i + 10 * j;
 }
 
-double cs_mix_dbl(double d1, int i1, double d2, double d3, int i2, double d4,
-		  double d5, double d6, int i3, double d7, double d8)
+double cs_mix_dbl(double d1, int i1, double d2, double d3, int i2, double d4, double d5, double d6,
+		  int i3, double d7, double d8)
 {
-	return d1 + 2 * d2 + 3 * d3 + 4 * d4 + 5 * d5 + 6 * d6 + 7 * d7 +
-	       8 * d8 + 100.0 * i1 + 1000.0 * i2 + 10000.0 * i3;
+	return d1 + 2 * d2 + 3 * d3 + 4 * d4 + 5 * d5 + 6 * d6 + 7 * d7 + 8 * d8 + 100.0 * i1 +
+	       1000.0 * i2 + 10000.0 * i3;
 }
 
-double cs_mix_stack(double d1, long l1, double d2, long l2, double d3, long l3,
-		    double d4, long l4, double d5, long l5, double d6, long l6,
-		    double d7, double d8, double d9, long l7, double d10)
+double cs_mix_stack(double d1, long l1, double d2, long l2, double d3, long l3, double d4, long l4,
+		    double d5, long l5, double d6, long l6, double d7, double d8, double d9,
+		    long l7, double d10)
 {
-	return d1 + 2 * d2 + 3 * d3 + 4 * d4 + 5 * d5 + 6 * d6 + 7 * d7 +
-	       8 * d8 + 9 * d9 + 10 * d10 +
-	       (double)(l1 + 3 * l2 + 5 * l3 + 7 * l4 + 11 * l5 + 13 * l6 +
-			17 * l7);
+	return d1 + 2 * d2 + 3 * d3 + 4 * d4 + 5 * d5 + 6 * d6 + 7 * d7 + 8 * d8 + 9 * d9 +
+	       10 * d10 + (double)(l1 + 3 * l2 + 5 * l3 + 7 * l4 + 11 * l5 + 13 * l6 + 17 * l7);
 }
 
 long cs_sum_var(int n, ...)
@@ -102,21 +98,21 @@ float cs_floats(float a, float b, double c, float d)
 
 struct cs_pair cs_ret_pair(long a, long b)
 {
-	struct cs_pair p = { a * 3, b - 7 };
+	struct cs_pair p = {a * 3, b - 7};
 
 	return p;
 }
 
 struct cs_vec2 cs_ret_vec2(double x, double y)
 {
-	struct cs_vec2 v = { x * 2, y - 1 };
+	struct cs_vec2 v = {x * 2, y - 1};
 
 	return v;
 }
 
 struct cs_mixed cs_ret_mixed(long i, double d)
 {
-	struct cs_mixed m = { i + 1, d * 4 };
+	struct cs_mixed m = {i + 1, d * 4};
 
 	return m;
 }
@@ -138,11 +134,16 @@ long double cs_ld(long double a, long double b, int c)
 
 _Complex long double cs_ret_cld(long double re, long double im)
 {
-	_Complex long double z;
+	/* A complex is laid out as {real, imaginary} (C11 6.2.5): this builds
+	 * one without CMPLXL, which glibc offers to gcc only. */
+	union {
+		_Complex long double z;
+		long double part[2];
+	} u;
 
-	__real__ z = re * 2;
-	__imag__ z = im - 1;
-	return z;
+	u.part[0] = re * 2;
+	u.part[1] = im - 1;
+	return u.z;
 }
 
 __int128 cs_i128(__int128 a, __int128 b)
@@ -150,8 +151,7 @@ __int128 cs_i128(__int128 a, __int128 b)
 	return a * 3 + b;
 }
 
-__int128 cs_i128_stack(long a, long b, long c, long d, long e, long f, long g,
-		       __int128 h)
+__int128 cs_i128_stack(long a, long b, long c, long d, long e, long f, long g, __int128 h)
 {
 	return h + (a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g);
 }

@@ -7,6 +7,7 @@
  * to its own exported functions too), exits 0 only if every check passed.
  * The checks run twice: in the main thread and in a second thread, because
  * the first wrapped call of a thread takes the shim's slow path. */
+#include <complex.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,14 +23,12 @@ static struct {
 	const char *name;
 	long n;
 } counts[] = {
-	{ "cs_touch_pages" }, { "cs_args10" },	  { "cs_mix_dbl" },
-	{ "cs_mix_stack" },   { "cs_sum_var" },	  { "cs_sum_var_dbl" },
-	{ "cs_floats" },      { "cs_ret_pair" },  { "cs_ret_vec2" },
-	{ "cs_ret_mixed" },   { "cs_ret_big" },	  { "cs_ld" },
-	{ "cs_ret_cld" },     { "cs_i128" },	  { "cs_i128_stack" },
-	{ "cs_byval" },	      { "cs_ret_ptr" },	  { "cs_fail_errno" },
-	{ "cs_recurse" },     { "cs_recurse_step" }, { "cs_outer" },
-	{ "cs_inner" },	      { "cs_apply" },	  { "cs_avx" },
+	{"cs_touch_pages", 0}, {"cs_args10", 0},      {"cs_mix_dbl", 0},    {"cs_mix_stack", 0},
+	{"cs_sum_var", 0},     {"cs_sum_var_dbl", 0}, {"cs_floats", 0},	    {"cs_ret_pair", 0},
+	{"cs_ret_vec2", 0},    {"cs_ret_mixed", 0},   {"cs_ret_big", 0},    {"cs_ld", 0},
+	{"cs_ret_cld", 0},     {"cs_i128", 0},	      {"cs_i128_stack", 0}, {"cs_byval", 0},
+	{"cs_ret_ptr", 0},     {"cs_fail_errno", 0},  {"cs_recurse", 0},    {"cs_recurse_step", 0},
+	{"cs_outer", 0},       {"cs_inner", 0},	      {"cs_apply", 0},	    {"cs_avx", 0},
 };
 
 void abi_called(const char *name, long n)
@@ -89,11 +88,9 @@ static void check_i128(const char *what, __int128 got, __int128 want)
 	char g[48], w[48];
 
 	snprintf(g, sizeof(g), "0x%016llx%016llx",
-		 (unsigned long long)((unsigned __int128)got >> 64),
-		 (unsigned long long)got);
+		 (unsigned long long)((unsigned __int128)got >> 64), (unsigned long long)got);
 	snprintf(w, sizeof(w), "0x%016llx%016llx",
-		 (unsigned long long)((unsigned __int128)want >> 64),
-		 (unsigned long long)want);
+		 (unsigned long long)((unsigned __int128)want >> 64), (unsigned long long)want);
 	abi_result(what, got == want, g, w);
 }
 
@@ -116,14 +113,12 @@ static void test_mix_dbl(void)
 	/* Preset errno: the shim's slow path (counter set-up, which may fail
 	 * for hardware events) must not leak its errno into the program. */
 	errno = EILSEQ;
-	r = cs_mix_dbl(1.5, 7, -2.25, 0.125, -11, 1024.0, -0.0625, 3.75, 13,
-		       -8.5, 0.03125);
+	r = cs_mix_dbl(1.5, 7, -2.25, 0.125, -11, 1024.0, -0.0625, 3.75, 13, -8.5, 0.03125);
 	check_errno("cs_mix_dbl errno untouched (first call)", errno, EILSEQ);
 	abi_called("cs_mix_dbl", 1);
 	check_dbl("cs_mix_dbl", r,
-		  1.5 + 2 * -2.25 + 3 * 0.125 + 4 * 1024.0 + 5 * -0.0625 +
-			  6 * 3.75 + 7 * -8.5 + 8 * 0.03125 + 100.0 * 7 +
-			  1000.0 * -11 + 10000.0 * 13);
+		  1.5 + 2 * -2.25 + 3 * 0.125 + 4 * 1024.0 + 5 * -0.0625 + 6 * 3.75 + 7 * -8.5 +
+			  8 * 0.03125 + 100.0 * 7 + 1000.0 * -11 + 10000.0 * 13);
 }
 
 static void test_ints(void)
@@ -133,22 +128,21 @@ static void test_ints(void)
 	r = cs_args10(101, -202, 303, -404, 505, -606, 707, -808, 909, -1010);
 	abi_called("cs_args10", 1);
 	check_long("cs_args10 (4 stack args)", r,
-		   101 + 2 * -202 + 3 * 303 + 4 * -404 + 5 * 505 + 6 * -606 +
-			   7 * 707 + 8 * -808 + 9 * 909 + 10 * -1010);
+		   101 + 2 * -202 + 3 * 303 + 4 * -404 + 5 * 505 + 6 * -606 + 7 * 707 + 8 * -808 +
+			   9 * 909 + 10 * -1010);
 
 	r = cs_sum_var(0);
 	check_long("cs_sum_var n=0", r, 0);
 	r = cs_sum_var(3, 11L, -22L, 33L);
 	check_long("cs_sum_var n=3", r, 11 + 2 * -22 + 3 * 33);
-	r = cs_sum_var(20, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L,
-		       13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L);
+	r = cs_sum_var(20, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L,
+		       17L, 18L, 19L, 20L);
 	check_long("cs_sum_var n=20 (15 stack args)", r, 2870);
-	r = cs_sum_var(32, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L,
-		       13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L, 21L, 22L, 23L,
-		       24L, 25L, 26L, 27L, 28L, 29L, 30L, 31L, -32L);
+	r = cs_sum_var(32, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L,
+		       17L, 18L, 19L, 20L, 21L, 22L, 23L, 24L, 25L, 26L, 27L, 28L, 29L, 30L, 31L,
+		       -32L);
 	/* sum i^2 for i = 1..31, then 32 * -32 */
-	check_long("cs_sum_var n=32 (27 stack args, 216 bytes)", r,
-		   10416 - 1024);
+	check_long("cs_sum_var n=32 (27 stack args, 216 bytes)", r, 10416 - 1024);
 	abi_called("cs_sum_var", 4);
 }
 
@@ -159,26 +153,22 @@ static void test_floats(void)
 	double d;
 	float f;
 
-	d = cs_mix_stack(0.5, 1, 1.5, -2, 2.5, 3, 3.5, -4, 4.5, 5, 5.5, -6,
-			 6.5, 7.5, 8.5, 7, -9.5);
+	d = cs_mix_stack(0.5, 1, 1.5, -2, 2.5, 3, 3.5, -4, 4.5, 5, 5.5, -6, 6.5, 7.5, 8.5, 7, -9.5);
 	abi_called("cs_mix_stack", 1);
 	check_dbl("cs_mix_stack (3 stack args)", d,
-		  0.5 + 2 * 1.5 + 3 * 2.5 + 4 * 3.5 + 5 * 4.5 + 6 * 5.5 +
-			  7 * 6.5 + 8 * 7.5 + 9 * 8.5 + 10 * -9.5 +
-			  (double)(1 + 3 * -2 + 5 * 3 + 7 * -4 + 11 * 5 +
-				   13 * -6 + 17 * 7));
+		  0.5 + 2 * 1.5 + 3 * 2.5 + 4 * 3.5 + 5 * 4.5 + 6 * 5.5 + 7 * 6.5 + 8 * 7.5 +
+			  9 * 8.5 + 10 * -9.5 +
+			  (double)(1 + 3 * -2 + 5 * 3 + 7 * -4 + 11 * 5 + 13 * -6 + 17 * 7));
 
 	d = cs_sum_var_dbl(3, 0.25, -1.75, 64.0);
 	check_dbl("cs_sum_var_dbl n=3", d, 0.25 + 2 * -1.75 + 3 * 64.0);
-	d = cs_sum_var_dbl(10, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
-			   -10.5);
+	d = cs_sum_var_dbl(10, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, -10.5);
 	check_dbl("cs_sum_var_dbl n=10 (2 stack args)", d, 285.0 - 10 * 10.5);
 	abi_called("cs_sum_var_dbl", 2);
 
 	f = cs_floats(1.25f, -3.5f, 0.0625, 100.5f);
 	abi_called("cs_floats", 1);
-	check_dbl("cs_floats", f,
-		  (float)(1.25f + 2 * -3.5f + 4 * 0.0625 + 8 * 100.5f));
+	check_dbl("cs_floats", f, (float)(1.25f + 2 * -3.5f + 4 * 0.0625 + 8 * 100.5f));
 
 	v = cs_ret_vec2(3.25, -6.5);
 	abi_called("cs_ret_vec2", 1);
@@ -209,8 +199,7 @@ static void test_memory(void)
 	abi_called("cs_ret_big", 1);
 	for (i = 0, r = 0; i < 9; i++)
 		r += big.v[i] != 1000003L * (i + 1) + i;
-	check_long("cs_ret_big (72 bytes via hidden pointer): wrong elements",
-		   r, 0);
+	check_long("cs_ret_big (72 bytes via hidden pointer), elements wrong", r, 0);
 
 	for (i = 0, want = 1000 * -77; i < 12; i++) {
 		blob.v[i] = (i % 2 ? -1 : 1) * (i + 1) * 1111L;
@@ -235,23 +224,20 @@ static void test_wide(void)
 	_Complex long double z;
 	__int128 x, y;
 
-	check_ld("cs_ld (stack args, st0)", cs_ld(a, -0.5L, 3),
-		 2.5L + 3 * 0x1p-60L);
+	check_ld("cs_ld (stack args, st0)", cs_ld(a, -0.5L, 3), 2.5L + 3 * 0x1p-60L);
 	abi_called("cs_ld", 1);
 
 	z = cs_ret_cld(a, -0x1p-62L);
 	abi_called("cs_ret_cld", 1);
-	check_ld("cs_ret_cld real (st0)", __real__ z, 2.0L + 0x1p-59L);
-	check_ld("cs_ret_cld imag (st1)", __imag__ z, -1.0L - 0x1p-62L);
+	check_ld("cs_ret_cld real (st0)", creall(z), 2.0L + 0x1p-59L);
+	check_ld("cs_ret_cld imag (st1)", cimagl(z), -1.0L - 0x1p-62L);
 
 	x = ((__int128)0x0123456789abcdefLL << 64) | 0x0fedcba987654321ULL;
 	y = -((__int128)0x1111111111111111LL << 64) + 5;
-	check_i128("cs_i128 (rdi:rsi, rdx:rcx, rax:rdx)", cs_i128(x, y),
-		   x * 3 + y);
+	check_i128("cs_i128 (rdi:rsi, rdx:rcx, rax:rdx)", cs_i128(x, y), x * 3 + y);
 	abi_called("cs_i128", 1);
 
-	check_i128("cs_i128_stack (aligned stack slot)",
-		   cs_i128_stack(1, -2, 3, -4, 5, -6, 7, x),
+	check_i128("cs_i128_stack (aligned stack slot)", cs_i128_stack(1, -2, 3, -4, 5, -6, 7, x),
 		   x + (1 - 4 + 9 - 16 + 25 - 36 + 49));
 	abi_called("cs_i128_stack", 1);
 }
@@ -285,8 +271,7 @@ static void test_control(void)
 	r = cs_apply(callback, 10, 3);
 	abi_called("cs_apply", 1);
 	abi_called("cs_inner", 3);
-	check_long("cs_apply (callback making wrapped calls)", r,
-		   101 + 122 + 145);
+	check_long("cs_apply (callback making wrapped calls)", r, 101 + 122 + 145);
 }
 
 static void run_all(int avx_first)

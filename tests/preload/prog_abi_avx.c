@@ -9,8 +9,8 @@ void abi_check_avx(void)
 {
 	__m256d a = _mm256_set_pd(-4.5, 3.25, -2.0, 1.125);
 	__m256d b = _mm256_set_pd(1024.0, -0.5, 0.0625, 7.0);
-	const double want_sum = 1.125 + 2 * -2.0 + 3 * 3.25 + 4 * -4.5 +
-				7.0 * 5 + 6 * 0.0625 + 7 * -0.5 + 8 * 1024.0;
+	const double want_sum = 1.125 + 2 * -2.0 + 3 * 3.25 + 4 * -4.5 + 7.0 * 5 + 6 * 0.0625 +
+				7 * -0.5 + 8 * 1024.0;
 	double v[4], sum = 0;
 	char got[160], want[40];
 	int ok;

@@ -29,10 +29,15 @@ int main(int argc, char **argv)
 		exit(3);
 	if (!strcmp(argv[2], "_exit"))
 		_exit(3);
-	if (!strcmp(argv[2], "term"))
+	if (!strcmp(argv[2], "term")) {
+		signal(SIGTERM, SIG_DFL); /* it may have been inherited ignored */
 		raise(SIGTERM);
-	else if (!strcmp(argv[2], "kill"))
+	} else if (!strcmp(argv[2], "kill")) {
 		raise(SIGKILL);
-	fprintf(stderr, "%s: unknown way to end '%s'\n", argv[0], argv[2]);
+	} else {
+		fprintf(stderr, "%s: unknown way to end '%s'\n", argv[0], argv[2]);
+		return 2;
+	}
+	fprintf(stderr, "%s: still alive after raise\n", argv[0]);
 	return 2;
 }

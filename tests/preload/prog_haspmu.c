@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Exits 0 if this machine can count hardware events (a PMU is there), 1 if
  * not: test_nopmu.sh checks the shim's fallback or its counts accordingly. */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>

@@ -32,7 +32,7 @@ __attribute__((noinline)) static void pretouch_stack(void)
 
 int main(int argc, char **argv)
 {
-	long k, n, i, r, f, bad = 0;
+	long k, n, i, bad = 0;
 	int check;
 
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "--check"))) {
@@ -44,8 +44,9 @@ int main(int argc, char **argv)
 	check = argc == 4;
 	pretouch_stack();
 	for (i = 0; i < n; i++) {
-		f = check ? minflt() : 0;
-		r = cs_touch_pages(k);
+		long f = check ? minflt() : 0;
+		long r = cs_touch_pages(k);
+
 		if (check)
 			f = minflt() - f;
 		if (r != k) {
