@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* cacheshim report: prints merged report files as a table or as CSV. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/internal.h"
+
+enum format { FMT_TABLE, FMT_CSV };
+
+static void usage(FILE *out)
+{
+	fputs("usage: cacheshim report [--by function|callsite] [--format table|csv]\n"
+	      "                        [--debug-dir DIR] [--subtract-overhead] FILE...\n"
+	      "\n"
+	      "  -b, --by WHAT       one row per call site (default) or per function\n"
+	      "  -f, --format FMT    table (default) or csv\n"
+	      "  -d, --debug-dir DIR where .build-id/xx/yyyy.debug files are looked\n"
+	      "                      for (default /usr/lib/debug)\n"
+	      "  -s, --subtract-overhead\n"
+	      "                      take the measurement's own cost (the median of\n"
+	      "                      the shim's calibration calls) off every value\n"
+	      "  -h, --help          this text\n",
+	      out);
+}
+
+int cs_report_add_file(struct cs_report *r, const char *path)
+{
+	struct cs_file *f;
+	char err[1024];
+	int ret = 0;
+
+	if (cs_reader_load(path, &f, err, sizeof(err)) != 0) {
+		cs_err("%s", err);
+		return -1;
+	}
+	if (f->incomplete)
+		cs_warn("%s is incomplete (program still running or did not exit cleanly)", path);
+	if (f->damage[0]) {
+		if (f->ndamage > 1)
+			cs_err("%s: damaged: %s (and %u more problem%s); the report shows what "
+			       "could be read",
+			       path, f->damage, f->ndamage - 1, f->ndamage > 2 ? "s" : "");
+		else
+			cs_err("%s: damaged: %s; the report shows what could be read", path,
+			       f->damage);
+		ret = 1;
+	}
+	if (cs_merge_add(r, f)) {
+		cs_err("out of memory while merging %s", path);
+		ret = -1;
+	}
+	cs_reader_free(f);
+	return ret;
+}
+
+/* Loads every file; reports every unreadable one before giving up, so
+ * that one run shows all of them.  Returns 0, 1 when some file was
+ * damaged (its readable part is in r) or -1 when some file could not be
+ * read at all. */
+static int load_all(struct cs_report *r, char **paths, int n)
+{
+	int i, ret, worst = 0;
+
+	for (i = 0; i < n; i++) {
+		ret = cs_report_add_file(r, paths[i]);
+		if (ret < 0)
+			worst = -1;
+		else if (ret > 0 && worst == 0)
+			worst = 1;
+	}
+	return worst;
+}
+
+int cs_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'},
+		{"format", required_argument, NULL, 'f'},
+		{"debug-dir", required_argument, NULL, 'd'},
+		{"subtract-overhead", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cs_output_opts o = {.summary = 1, .truncate = 1};
+	enum cs_by by = CS_BY_CALLSITE;
+	enum format fmt = FMT_TABLE;
+	const char *debug_dir = NULL;
+	struct cs_symbols *syms;
+	struct cs_report *r;
+	char b[48];
+	int c, ret, damaged, subtract = 0;
+
+	while ((c = getopt_long(argc, argv, "b:f:d:sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "function") == 0)
+				by = CS_BY_FUNCTION;
+			else if (strcmp(optarg, "callsite") == 0)
+				by = CS_BY_CALLSITE;
+			else {
+				cs_err("report: unknown --by value '%s' (function or callsite)",
+				       optarg);
+				return CS_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "table") == 0)
+				fmt = FMT_TABLE;
+			else if (strcmp(optarg, "csv") == 0)
+				fmt = FMT_CSV;
+			else {
+				cs_err("report: unknown --format value '%s' (table or csv)",
+				       optarg);
+				return CS_EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			debug_dir = optarg;
+			break;
+		case 's':
+			subtract = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return CS_EXIT_OK;
+		default:
+			usage(stderr);
+			return CS_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cs_err("report: no report file given");
+		usage(stderr);
+		return CS_EXIT_USAGE;
+	}
+
+	r = cs_merge_new(by);
+	syms = cs_symbols_new(debug_dir);
+	if (!r || !syms) {
+		cs_err("out of memory");
+		cs_merge_free(r);
+		cs_symbols_free(syms);
+		return CS_EXIT_FAIL;
+	}
+	r->subtract_overhead = subtract;
+	damaged = load_all(r, argv + optind, argc - optind);
+	if (damaged < 0) {
+		cs_merge_free(r);
+		cs_symbols_free(syms);
+		return CS_EXIT_FAIL;
+	}
+	if (fmt == FMT_CSV) {
+		ret = cs_csv_print(stdout, r, syms);
+		/* The CSV has no room for it; the table has it in its summary. */
+		if (r->not_returned)
+			cs_warn("calls that did not return: %s (still running, or left by longjmp, "
+				"exit or a crash)",
+				cs_util_u128(r->not_returned, b, sizeof(b)));
+	} else {
+		ret = cs_table_print(stdout, r, syms, &o);
+	}
+	cs_merge_free(r);
+	cs_symbols_free(syms);
+	if (ret) {
+		cs_err("report: cannot write the report: %s", strerror(-ret));
+		return CS_EXIT_FAIL;
+	}
+	/* A damaged file: the numbers shown are incomplete, and a script
+	 * that only looks at the status must notice. */
+	return damaged ? CS_EXIT_FAIL : CS_EXIT_OK;
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* cacheshim run: runs a program under the shim, then summarizes its files. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/internal.h"
+
+#ifndef CS_LIBDIR
+#define CS_LIBDIR "/usr/local/lib"
+#endif
+
+/* The shim's default; see libcacheshim(7). */
+#define DEFAULT_OUTPUT "cacheshim.out.%p"
+
+static void usage(FILE *out)
+{
+	fputs("usage: cacheshim run [-e EVENTS] [-t TARGETS] [-o OUTPUT] [-q] [--] PROG [ARGS...]\n"
+	      "\n"
+	      "  -e, --events EVENTS    comma-separated events (CACHESHIM_EVENTS)\n"
+	      "  -t, --targets TARGETS  comma-separated function globs, NAME:argN to key\n"
+	      "                         by an argument (CACHESHIM_TARGETS)\n"
+	      "  -o, --output PATTERN   report file name, %p = pid, %e = program\n"
+	      "                         (CACHESHIM_OUTPUT, default cacheshim.out.%p)\n"
+	      "  -q, --quiet            no summary, no shim messages (CACHESHIM_QUIET=1)\n"
+	      "  -h, --help             this text\n",
+	      out);
+}
+
+/* Returns the path of the shim to preload (static storage). */
+static const char *shim_path(void)
+{
+	static char buf[PATH_MAX + 64];
+	const char *env = getenv("CACHESHIM_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && env[0])
+		return env;
+	/* Run from the build tree: use the library built next to us. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, sizeof(buf), "%s/.libs/libcacheshim.so", exe);
+			if (access(buf, R_OK) == 0)
+				return buf;
+		}
+	}
+	return CS_LIBDIR "/libcacheshim.so";
+}
+
+/* Returns a fresh non-zero random session id. */
+static uint64_t new_session(void)
+{
+	uint64_t v = 0;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+		/* No entropy source: time and pid still separate runs. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((uint64_t)ts.tv_sec * 1000000007ull) ^ ((uint64_t)ts.tv_nsec << 20) ^
+		    (uint64_t)getpid();
+	}
+	return v ? v : 1;
+}
+
+static int set_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) != 0) {
+		cs_err("run: cannot set %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int prepend_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t len;
+	char *v;
+	int ret;
+
+	if (!old || !old[0])
+		return set_env("LD_PRELOAD", shim);
+	len = strlen(shim) + 1 + strlen(old) + 1;
+	v = malloc(len);
+	if (!v) {
+		cs_err("out of memory");
+		return -1;
+	}
+	snprintf(v, len, "%s:%s", shim, old);
+	ret = set_env("LD_PRELOAD", v);
+	free(v);
+	return ret;
+}
+
+/* The directory the shim writes into: the directory part of the output
+ * pattern with %e and %% expanded.  Returns a malloc'd string or NULL
+ * (with a message) when it cannot be known. */
+static char *output_dir(const char *pattern, const char *prog)
+{
+	const char *slash = strrchr(pattern, '/'), *p;
+	const char *base = cs_util_basename(prog);
+	size_t cap, n = 0;
+	char *dir;
+
+	if (!slash)
+		return strdup(".");
+	if (slash == pattern)
+		return strdup("/");
+	cap = (size_t)(slash - pattern) * (strlen(base) + 1) + 1;
+	dir = malloc(cap);
+	if (!dir)
+		return NULL;
+	for (p = pattern; p < slash; p++) {
+		if (*p == '%' && p + 1 < slash && p[1] == 'e') {
+			memcpy(dir + n, base, strlen(base));
+			n += strlen(base);
+			p++;
+		} else if (*p == '%' && p + 1 < slash && p[1] == '%') {
+			dir[n++] = '%';
+			p++;
+		} else if (*p == '%' && p + 1 < slash && p[1] == 'p') {
+			free(dir);
+			cs_warn("run: the output directory depends on the pid (%s): cannot collect "
+				"the report files",
+				pattern);
+			return NULL;
+		} else {
+			dir[n++] = *p;
+		}
+	}
+	dir[n] = '\0';
+	return dir;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Finds the report files of session in dir and merges them into r.
+ * Returns the number of files merged. */
+static size_t collect(struct cs_report *r, const char *dir, uint64_t session)
+{
+	struct cs_file_header h;
+	struct dirent *de;
+	char **names = NULL, **nn, *path;
+	size_t n = 0, i, merged = 0, len;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		cs_warn("run: cannot read %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		len = strlen(dir) + 1 + strlen(de->d_name) + 1;
+		path = malloc(len);
+		if (!path)
+			break;
+		snprintf(path, len, "%s/%s", dir, de->d_name);
+		if (cs_reader_peek(path, &h) != 0 || h.session != session) {
+			free(path);
+			continue;
+		}
+		nn = realloc(names, (n + 1) * sizeof(*nn));
+		if (!nn) {
+			free(path);
+			break;
+		}
+		names = nn;
+		names[n++] = path;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (cs_report_add_file(r, names[i]) >= 0)
+			merged++;
+		free(names[i]);
+	}
+	free(names);
+	return merged;
+}
+
+static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim)
+{
+	struct cs_output_opts o = {.summary = 1, .truncate = 1};
+	struct cs_symbols *syms = NULL;
+	struct cs_report *r;
+	char *dir;
+	size_t n;
+
+	dir = output_dir(pattern, prog);
+	if (!dir)
+		return;
+	r = cs_merge_new(CS_BY_FUNCTION);
+	if (!r) {
+		free(dir);
+		cs_err("out of memory");
+		return;
+	}
+	n = collect(r, dir, session);
+	if (n == 0) {
+		cs_warn("run: no report file of this run in %s (was %s loaded?)", dir, shim);
+	} else {
+		syms = cs_symbols_new(NULL);
+		fprintf(stderr, "\n cacheshim summary of %s (%zu report file%s in %s)\n\n", prog, n,
+			n == 1 ? "" : "s", dir);
+		cs_table_print(stderr, r, syms, &o);
+		fputc('\n', stderr);
+	}
+	cs_symbols_free(syms);
+	cs_merge_free(r);
+	free(dir);
+}
+
+/* Ends this process the way the child ended, so that a shell or make
+ * sees the same status as without cacheshim. */
+static int pass_status(int status)
+{
+	struct rlimit no_core = {0, 0};
+	struct sigaction sa;
+	sigset_t set;
+	int sig;
+
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (!WIFSIGNALED(status))
+		return CS_EXIT_FAIL;
+	sig = WTERMSIG(status);
+	fflush(stdout);
+	fflush(stderr);
+	/* The child already dumped core if it was going to. */
+	setrlimit(RLIMIT_CORE, &no_core);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	/* A signal whose default is to be ignored (SIGCHLD, SIGWINCH ...)
+	 * cannot kill a process: say it the way shells do. */
+	return 128 + sig;
+}
+
+int cs_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"events", required_argument, NULL, 'e'}, {"targets", required_argument, NULL, 't'},
+		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+	};
+	const char *events = NULL, *targets = NULL, *output = NULL, *shim;
+	struct sigaction ign, old_int, old_quit;
+	int c, quiet = 0, pfd[2], status, child_errno = 0;
+	char session[32];
+	uint64_t sid;
+	ssize_t n;
+	pid_t pid;
+
+	/* '+': everything after PROG belongs to PROG. */
+	while ((c = getopt_long(argc, argv, "+e:t:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 't':
+			targets = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return CS_EXIT_OK;
+		default:
+			usage(stderr);
+			return CS_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cs_err("run: no program given");
+		usage(stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (output && !output[0]) {
+		cs_err("run: empty --output");
+		return CS_EXIT_USAGE;
+	}
+
+	shim = shim_path();
+	sid = new_session();
+	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);
+	if (set_env("CACHESHIM_SESSION", session) ||
+	    (events && set_env("CACHESHIM_EVENTS", events)) ||
+	    (targets && set_env("CACHESHIM_TARGETS", targets)) ||
+	    (output && set_env("CACHESHIM_OUTPUT", output)) ||
+	    (quiet && set_env("CACHESHIM_QUIET", "1")) || prepend_preload(shim))
+		return CS_EXIT_FAIL;
+	if (!output) {
+		output = getenv("CACHESHIM_OUTPUT");
+		if (!output || !output[0])
+			output = DEFAULT_OUTPUT;
+	}
+
+	/* exec failures come back through a close-on-exec pipe: a child
+	 * that exits 127 on its own is not a failed exec. */
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		cs_err("run: pipe: %s", strerror(errno));
+		return CS_EXIT_FAIL;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	/* Like time(1) and perf stat: ^C and ^\ go to the program (same
+	 * process group), and we live on to report what it did. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		cs_err("run: fork: %s", strerror(errno));
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		close(pfd[0]);
+		close(pfd[1]);
+		return CS_EXIT_FAIL;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		close(pfd[0]);
+		execvp(argv[optind], argv + optind);
+		child_errno = errno;
+		/* If even this fails the parent sees a plain exit 127. */
+		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
+			child_errno = 0;
+		_exit(child_errno == EACCES ? 126 : 127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			cs_err("run: waitpid: %s", strerror(errno));
+			return CS_EXIT_FAIL;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
+		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
+	}
+	if (!quiet)
+		summarize(argv[optind], output, sid, shim);
+	return pass_status(status);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* cacheshim: dispatches to the run, report and list subcommands. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "report/internal.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+} commands[] = {
+	{"run", cs_cmd_run, "run a program under the shim, print a summary"},
+	{"report", cs_cmd_report, "print report files as tables or CSV"},
+	{"list", cs_cmd_list, "list the events libpfm4 can encode here"},
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: cacheshim [--help] [--version] COMMAND [ARGS...]\n"
+	      "\n"
+	      "commands:\n",
+	      out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fputs("\n'cacheshim COMMAND --help' describes a command; see also cacheshim(1).\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	size_t i;
+	int c;
+
+	/* '+': stop at the command name, its options are its own. */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return CS_EXIT_OK;
+		case 'V':
+			printf("cacheshim %s (report format version %u)\n", PACKAGE_VERSION,
+			       CS_FORMAT_VERSION);
+			return CS_EXIT_OK;
+		default:
+			usage(stderr);
+			return CS_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		usage(stdout);
+		return CS_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) == 0) {
+			argc -= optind;
+			argv += optind;
+			/* getopt restarts from argv[1] of the command; 0 also
+			 * resets glibc's internal state. */
+			optind = 0;
+			return commands[i].fn(argc, argv);
+		}
+	}
+	cs_err("unknown command '%s'", argv[optind]);
+	usage(stderr);
+	return CS_EXIT_USAGE;
+}

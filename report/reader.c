@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/* Loads a report file and validates every byte the report will look at. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/internal.h"
+
+/*
+ * The file is read(2) into a private buffer rather than mapped: the shim
+ * trims a live file at exit, and a mapped page beyond the new end would
+ * raise SIGBUS here.  A private copy cannot change while we look at it.
+ *
+ * A bad header makes the file unusable: it is rejected.  Damage past the
+ * header (a bad block size, a block too small for its type, a dangling
+ * id) is what a crash, a full disk or a partial copy leaves behind, so
+ * the reader keeps every block that is whole, drops the rest, and records
+ * what it found in cs_file.damage for the command to report (and fail on).
+ * After validation every offset and id kept is known to be in bounds, so
+ * the rest of report/ needs no checks of its own.
+ */
+
+typedef unsigned long long ull;
+
+static int fail(char *err, size_t errlen, const char *name, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(char *err, size_t errlen, const char *name, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || errlen == 0)
+		return ret;
+	n = snprintf(err, errlen, "%s: ", name);
+	if (n < 0 || (size_t)n >= errlen)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static void damage(struct cs_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records a problem past the header; the first one is kept for the
+ * message, the others are counted. */
+static void damage(struct cs_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->ndamage++ == 0) {
+		va_start(ap, fmt);
+		vsnprintf(f->damage, sizeof(f->damage), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static int nul_within(const char *s, size_t max)
+{
+	return memchr(s, '\0', max) != NULL;
+}
+
+/* Checks the header.  On success *used is header.used unmasked; the
+ * caller limits it to the capacity and the file size. */
+static int check_header(const struct cs_file_header *h, const char *name, char *err, size_t errlen,
+			uint64_t *used)
+{
+	uint64_t u = h->used & ~CS_USED_SEALED;
+	unsigned i;
+
+	if (memcmp(h->magic, CS_MAGIC, sizeof(h->magic)) != 0)
+		return fail(err, errlen, name, -EINVAL, "not a cacheshim report (bad magic)");
+	if (h->version != CS_FORMAT_VERSION)
+		return fail(err, errlen, name, -EINVAL,
+			    "unsupported format version %u (this cacheshim reads version %u)",
+			    h->version, CS_FORMAT_VERSION);
+	if (h->header_size != CS_HEADER_SIZE)
+		return fail(err, errlen, name, -EINVAL, "bad header size %u (expected %u)",
+			    h->header_size, CS_HEADER_SIZE);
+	if (u < CS_HEADER_SIZE)
+		return fail(err, errlen, name, -EINVAL,
+			    "used size %llu is smaller than the header (%u bytes)", (ull)u,
+			    CS_HEADER_SIZE);
+	if (h->state != CS_STATE_RUNNING && h->state != CS_STATE_COMPLETE)
+		return fail(err, errlen, name, -EINVAL, "unknown state %u", h->state);
+	if (h->nevents > CS_MAX_EVENTS)
+		return fail(err, errlen, name, -EINVAL, "%u events in the header (at most %u)",
+			    h->nevents, CS_MAX_EVENTS);
+	if (!nul_within(h->program, sizeof(h->program)))
+		return fail(err, errlen, name, -EINVAL, "program name is not NUL-terminated");
+	for (i = 0; i < h->nevents; i++) {
+		if (!nul_within(h->events[i].name, sizeof(h->events[i].name)))
+			return fail(err, errlen, name, -EINVAL,
+				    "event %u: name is not NUL-terminated", i);
+		if (h->events[i].name[0] == '\0')
+			return fail(err, errlen, name, -EINVAL, "event %u: empty name", i);
+	}
+	*used = u;
+	return 0;
+}
+
+/* A growable array of block pointers. */
+struct vec {
+	const void **v;
+	size_t n, cap;
+};
+
+static int push(struct vec *a, const void *p)
+{
+	const void **nv;
+	size_t cap;
+
+	if (a->n == a->cap) {
+		cap = a->cap ? a->cap * 2 : 16;
+		nv = realloc(a->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = p;
+	return 0;
+}
+
+/* Sorting by id, then by position in the file: of two blocks with the
+ * same id the first written is kept. */
+static int cmp_module(const void *a, const void *b)
+{
+	const struct cs_module_block *x = *(const struct cs_module_block *const *)a;
+	const struct cs_module_block *y = *(const struct cs_module_block *const *)b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct cs_target_block *x = *(const struct cs_target_block *const *)a;
+	const struct cs_target_block *y = *(const struct cs_target_block *const *)b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct cs_thread_block *x = *(const struct cs_thread_block *const *)a;
+	const struct cs_thread_block *y = *(const struct cs_thread_block *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+const struct cs_module_block *cs_reader_module(const struct cs_file *f, uint32_t id)
+{
+	size_t lo = 0, hi = f->nmodules, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->modules[mid]->id == id)
+			return f->modules[mid];
+		if (f->modules[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct cs_target_block *cs_reader_target(const struct cs_file *f, uint32_t id)
+{
+	size_t lo = 0, hi = f->ntargets, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->targets[mid]->id == id)
+			return f->targets[mid];
+		if (f->targets[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int cs_reader_event_usable(const struct cs_file *f, const struct cs_site_block *s, unsigned ev)
+{
+	size_t lo = 0, hi = f->ntids, mid;
+
+	if (ev >= f->hdr->nevents)
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->tids[mid].tid == s->tid)
+			return (f->tids[mid].events_open >> ev) & 1u;
+		if (f->tids[mid].tid < s->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* No thread block (the file was full when the thread started):
+	 * trust the file-wide flag. */
+	return (f->hdr->events[ev].flags & CS_EVENT_COUNTED) != 0;
+}
+
+/* Checks one block of a known type whose size is in bounds and appends it
+ * to its array; a block that cannot be used is dropped as damage.
+ * Returns 0 or -ENOMEM. */
+static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vm,
+		       struct vec *vt, struct vec *vs, struct vec *vth)
+{
+	const unsigned char *p = f->data + off;
+	const struct cs_module_block *m;
+	const struct cs_target_block *t;
+	const struct cs_site_block *s;
+	uint32_t nev = f->hdr->nevents;
+
+	switch (b->type) {
+	case CS_BLOCK_MODULE:
+		m = (const void *)p;
+		if (b->size < sizeof(*m) + 1)
+			damage(f, "module block at offset %llu: too small (%u bytes)", (ull)off,
+			       b->size);
+		else if (!nul_within(m->path, b->size - sizeof(*m)))
+			damage(f, "module block at offset %llu: path is not NUL-terminated",
+			       (ull)off);
+		else if (m->id == 0)
+			damage(f, "module block at offset %llu: id 0", (ull)off);
+		else if (m->build_id_len > sizeof(m->build_id))
+			damage(f, "module block at offset %llu: build id of %u bytes (at most %zu)",
+			       (ull)off, m->build_id_len, sizeof(m->build_id));
+		else
+			return push(vm, m);
+		return 0;
+	case CS_BLOCK_TARGET:
+		t = (const void *)p;
+		if (b->size < sizeof(*t))
+			damage(f, "target block at offset %llu: too small (%u bytes)", (ull)off,
+			       b->size);
+		else if (!nul_within(t->name, sizeof(t->name)))
+			damage(f, "target block at offset %llu: name is not NUL-terminated",
+			       (ull)off);
+		else if (t->id == 0)
+			damage(f, "target block at offset %llu: id 0", (ull)off);
+		else
+			return push(vt, t);
+		return 0;
+	case CS_BLOCK_SITE:
+		s = (const void *)p;
+		if (b->size < sizeof(*s))
+			damage(f, "site block at offset %llu: too small (%u bytes)", (ull)off,
+			       b->size);
+		else if (s->nevents != nev)
+			damage(f, "site block at offset %llu: %u events, the header has %u",
+			       (ull)off, s->nevents, nev);
+		else if (b->size < cs_site_block_size(nev))
+			damage(f, "site block at offset %llu: %u bytes, %llu needed for %u events",
+			       (ull)off, b->size, (ull)cs_site_block_size(nev), nev);
+		else
+			return push(vs, s);
+		return 0;
+	case CS_BLOCK_THREAD:
+		if (b->size < sizeof(struct cs_thread_block)) {
+			damage(f, "thread block at offset %llu: too small (%u bytes)", (ull)off,
+			       b->size);
+			return 0;
+		}
+		return push(vth, p);
+	default:
+		/* 0 = reserved but not published yet; others come from a
+		 * newer writer.  Either way the size says where to go on. */
+		f->nunknown++;
+		return 0;
+	}
+}
+
+/* Drops the later of blocks with equal ids from the sorted array v. */
+static size_t dedup_modules(struct cs_file *f, const struct cs_module_block **v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (k && v[k - 1]->id == v[i]->id) {
+			damage(f, "two modules with id %u: the second is ignored", v[i]->id);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+static size_t dedup_targets(struct cs_file *f, const struct cs_target_block **v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (k && v[k - 1]->id == v[i]->id) {
+			damage(f, "two targets with id %u: the second is ignored", v[i]->id);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+/* Builds the tid -> events_open map (a tid reused by a later thread ORs
+ * in its events). */
+static int build_tids(struct cs_file *f)
+{
+	size_t i, k = 0;
+
+	if (f->nthreads == 0)
+		return 0;
+	f->tids = malloc(f->nthreads * sizeof(*f->tids));
+	if (!f->tids)
+		return -ENOMEM;
+	qsort(f->threads, f->nthreads, sizeof(*f->threads), cmp_thread);
+	for (i = 0; i < f->nthreads; i++) {
+		if (k && f->tids[k - 1].tid == f->threads[i]->tid) {
+			f->tids[k - 1].events_open |= f->threads[i]->events_open;
+			continue;
+		}
+		f->tids[k].tid = f->threads[i]->tid;
+		f->tids[k].events_open = f->threads[i]->events_open;
+		k++;
+	}
+	f->ntids = k;
+	return 0;
+}
+
+/* Walks the blocks of f->data, then resolves ids.  Returns 0 or -ENOMEM;
+ * anything else wrong is recorded as damage. */
+static int walk(struct cs_file *f)
+{
+	struct vec vm = {0}, vt = {0}, vs = {0}, vth = {0};
+	uint64_t off = CS_HEADER_SIZE;
+	struct cs_block b;
+	size_t i, k;
+	int ret = 0;
+
+	while (off < f->used) {
+		if (f->used - off < sizeof(b)) {
+			damage(f, "block at offset %llu: truncated block header", (ull)off);
+			break;
+		}
+		memcpy(&b, f->data + off, sizeof(b));
+		if (b.size == 0)
+			break; /* reservation cut short by a crash: the end */
+		if (b.size < sizeof(b) || b.size % 8 != 0) {
+			damage(f,
+			       "block at offset %llu: bad size %u (must be a multiple of 8, at "
+			       "least 8)",
+			       (ull)off, b.size);
+			break;
+		}
+		if (b.size > f->used - off) {
+			damage(f,
+			       "block at offset %llu: size %u runs past the end of the blocks "
+			       "(%llu)",
+			       (ull)off, b.size, (ull)f->used);
+			break;
+		}
+		ret = check_block(f, off, &b, &vm, &vt, &vs, &vth);
+		if (ret)
+			break;
+		off += b.size;
+	}
+	f->end = off;
+	f->modules = (const struct cs_module_block **)vm.v;
+	f->nmodules = vm.n;
+	f->targets = (const struct cs_target_block **)vt.v;
+	f->ntargets = vt.n;
+	f->sites = (const struct cs_site_block **)vs.v;
+	f->nsites = vs.n;
+	f->threads = (const struct cs_thread_block **)vth.v;
+	f->nthreads = vth.n;
+	if (ret)
+		return ret;
+
+	if (f->nmodules) {
+		qsort(f->modules, f->nmodules, sizeof(*f->modules), cmp_module);
+		f->nmodules = dedup_modules(f, f->modules, f->nmodules);
+	}
+	if (f->ntargets) {
+		qsort(f->targets, f->ntargets, sizeof(*f->targets), cmp_target);
+		f->ntargets = dedup_targets(f, f->targets, f->ntargets);
+	}
+	if (build_tids(f))
+		return -ENOMEM;
+	for (i = 0; i < f->ntargets; i++) {
+		const struct cs_target_block *t = f->targets[i];
+
+		/* Only a note: report/ does not use the defining module. */
+		if (t->module && !cs_reader_module(f, t->module))
+			damage(f, "target %u (%s) refers to module %u, which does not exist", t->id,
+			       t->name, t->module);
+	}
+	for (i = 0, k = 0; i < f->nsites; i++) {
+		const struct cs_site_block *s = f->sites[i];
+		uint64_t soff = (uint64_t)((const unsigned char *)s - f->data);
+
+		if (!cs_reader_target(f, s->target)) {
+			damage(f,
+			       "site block at offset %llu refers to target %u, which does not "
+			       "exist",
+			       (ull)soff, s->target);
+			continue;
+		}
+		if (s->module && !cs_reader_module(f, s->module)) {
+			damage(f,
+			       "site block at offset %llu refers to module %u, which does not "
+			       "exist",
+			       (ull)soff, s->module);
+			continue;
+		}
+		f->sites[k++] = s;
+	}
+	f->nsites = k;
+	return 0;
+}
+
+static struct cs_file *file_new(const char *name, uint64_t used, char *err, size_t errlen, int *ret)
+{
+	struct cs_file *f = calloc(1, sizeof(*f));
+
+	if (f) {
+		f->path = strdup(name);
+		/* malloc's alignment (16) suits every block: they all start
+		 * at multiples of 8 from the start of the file. */
+		f->data = malloc(used);
+	}
+	if (!f || !f->path || !f->data) {
+		cs_reader_free(f);
+		*ret = fail(err, errlen, name, -ENOMEM, "out of memory (%llu bytes used)",
+			    (ull)used);
+		return NULL;
+	}
+	f->size = used;
+	f->used = used;
+	f->hdr = (const struct cs_file_header *)f->data;
+	return f;
+}
+
+/* The end of the blocks: header.used, but never past what was reserved
+ * or what the file holds.  Returns it; records damage when it cuts. */
+static uint64_t limit_used(const struct cs_file_header *h, uint64_t used, uint64_t fsize, char *msg,
+			   size_t msglen)
+{
+	msg[0] = '\0';
+	if (used > h->capacity) {
+		snprintf(msg, msglen, "used size %llu exceeds the capacity %llu", (ull)used,
+			 (ull)h->capacity);
+		used = h->capacity < CS_HEADER_SIZE ? CS_HEADER_SIZE : h->capacity;
+	}
+	if (used > fsize) {
+		if (!msg[0])
+			snprintf(
+				msg, msglen,
+				"truncated: the header says %llu bytes are used, the file has %llu",
+				(ull)used, (ull)fsize);
+		used = fsize;
+	}
+	return used;
+}
+
+static int finish(struct cs_file *f, const char *cut, struct cs_file **out, char *err,
+		  size_t errlen)
+{
+	int ret;
+
+	if (cut[0])
+		damage(f, "%s", cut);
+	f->incomplete = f->hdr->state == CS_STATE_RUNNING;
+	ret = walk(f);
+	if (ret) {
+		fail(err, errlen, f->path, ret, "out of memory");
+		cs_reader_free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+/* Checks what can be checked before the header is known to be whole:
+ * whether these are the first bytes of a report file at all. */
+static int check_start(const void *buf, size_t len, const char *name, char *err, size_t errlen)
+{
+	if (len < sizeof(((struct cs_file_header *)0)->magic) || memcmp(buf, CS_MAGIC, 8) != 0)
+		return fail(err, errlen, name, -EINVAL, "not a cacheshim report (bad magic)");
+	if (len < CS_HEADER_SIZE)
+		return fail(err, errlen, name, -EINVAL, "truncated header (%zu bytes, %u expected)",
+			    len, CS_HEADER_SIZE);
+	return 0;
+}
+
+int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_file **out, char *err,
+		    size_t errlen)
+{
+	struct cs_file_header h;
+	struct cs_file *f;
+	char cut[256];
+	uint64_t used;
+	int ret;
+
+	*out = NULL;
+	ret = check_start(buf, len, name, err, errlen);
+	if (ret)
+		return ret;
+	memcpy(&h, buf, sizeof(h));
+	ret = check_header(&h, name, err, errlen, &used);
+	if (ret)
+		return ret;
+	used = limit_used(&h, used, len, cut, sizeof(cut));
+	f = file_new(name, used, err, errlen, &ret);
+	if (!f)
+		return ret;
+	memcpy(f->data, buf, used);
+	return finish(f, cut, out, err, errlen);
+}
+
+/* Reads exactly len bytes at off, retrying short reads.  Returns 0, the
+ * negative errno, or -ENODATA at the end of the file. */
+static int read_full(int fd, void *buf, size_t len, off_t off)
+{
+	unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Opens path for reading.  Returns the fd, or a negative errno; *notreg
+ * is set when path exists but is not a regular file. */
+static int open_regular(const char *path, struct stat *st, int *notreg)
+{
+	int fd, e;
+
+	*notreg = 0;
+	/* O_NONBLOCK: a FIFO given by mistake must not hang us before the
+	 * S_ISREG check rejects it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) != 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		*notreg = 1;
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t errlen)
+{
+	/* The header page, aligned for struct access. */
+	union {
+		struct cs_file_header h;
+		unsigned char b[CS_HEADER_SIZE];
+	} u;
+	struct cs_file *f;
+	struct stat st;
+	uint64_t used;
+	size_t first;
+	char cut[256];
+	int fd, ret, notreg;
+
+	*out = NULL;
+	fd = open_regular(path, &st, &notreg);
+	if (notreg)
+		return fail(err, errlen, path, -EINVAL, "not a regular file");
+	if (fd < 0)
+		return fail(err, errlen, path, fd, "cannot open: %s", strerror(-fd));
+	first = st.st_size < (off_t)CS_HEADER_SIZE ? (size_t)st.st_size : CS_HEADER_SIZE;
+	memset(&u, 0, sizeof(u));
+	ret = read_full(fd, u.b, first, 0);
+	if (ret == 0)
+		ret = check_start(u.b, first, path, err, errlen);
+	else if (ret == -ENODATA)
+		ret = fail(err, errlen, path, -EINVAL, "truncated: the file shrank while reading");
+	else
+		ret = fail(err, errlen, path, ret, "cannot read: %s", strerror(-ret));
+	if (ret == 0)
+		ret = check_header(&u.h, path, err, errlen, &used);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
+	f = file_new(path, used, err, errlen, &ret);
+	if (!f) {
+		close(fd);
+		return ret;
+	}
+	memcpy(f->data, u.b, CS_HEADER_SIZE);
+	ret = read_full(fd, f->data + CS_HEADER_SIZE, used - CS_HEADER_SIZE, CS_HEADER_SIZE);
+	close(fd);
+	if (ret) {
+		cs_reader_free(f);
+		if (ret == -ENODATA)
+			return fail(err, errlen, path, -EINVAL,
+				    "truncated: the file shrank while reading");
+		return fail(err, errlen, path, ret, "cannot read: %s", strerror(-ret));
+	}
+	return finish(f, cut, out, err, errlen);
+}
+
+int cs_reader_peek(const char *path, struct cs_file_header *hdr)
+{
+	struct stat st;
+	int fd, ret, notreg;
+
+	fd = open_regular(path, &st, &notreg);
+	if (fd < 0)
+		return fd;
+	if (st.st_size < (off_t)sizeof(*hdr)) {
+		close(fd);
+		return -EINVAL;
+	}
+	ret = read_full(fd, hdr, sizeof(*hdr), 0);
+	close(fd);
+	if (ret)
+		return ret == -ENODATA ? -EINVAL : ret;
+	if (memcmp(hdr->magic, CS_MAGIC, sizeof(hdr->magic)) != 0)
+		return -EINVAL;
+	return 0;
+}
+
+void cs_reader_free(struct cs_file *f)
+{
+	if (!f)
+		return;
+	free(f->modules);
+	free(f->targets);
+	free(f->sites);
+	free(f->threads);
+	free(f->tids);
+	free(f->data);
+	free(f->path);
+	free(f);
+}

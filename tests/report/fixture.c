@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* A writer of report files with known contents, for the report tests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/report/fixture.h"
+
+/* Tests abort on allocation failure: there is nothing to recover. */
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("fixture: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static void reserve(struct fx *f, size_t more)
+{
+	size_t cap = f->cap;
+
+	while (f->len + more > cap)
+		cap *= 2;
+	if (cap != f->cap) {
+		f->buf = xrealloc(f->buf, cap);
+		f->cap = cap;
+	}
+}
+
+struct fx *fx_new(const char *program, uint32_t pid, unsigned nevents,
+		  const struct fx_event *events)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cs_file_header *h;
+	unsigned i;
+
+	if (!f)
+		return NULL;
+	f->cap = 1u << 16;
+	f->buf = xrealloc(NULL, f->cap);
+	memset(f->buf, 0, CS_HEADER_SIZE);
+	f->len = CS_HEADER_SIZE;
+	h = fx_header(f);
+	memcpy(h->magic, CS_MAGIC, sizeof(h->magic));
+	h->version = CS_FORMAT_VERSION;
+	h->header_size = CS_HEADER_SIZE;
+	h->state = CS_STATE_COMPLETE;
+	h->nevents = nevents;
+	h->pid = pid;
+	h->ppid = 1;
+	h->start_ns = 1700000000000000000ull;
+	snprintf(h->program, sizeof(h->program), "%s", program);
+	for (i = 0; i < nevents && i < CS_MAX_EVENTS; i++) {
+		snprintf(h->events[i].name, sizeof(h->events[i].name), "%s", events[i].name);
+		h->events[i].kind = events[i].kind;
+		h->events[i].flags = events[i].flags;
+	}
+	f->next_module = 1;
+	f->next_target = 1;
+	return f;
+}
+
+struct cs_file_header *fx_header(struct fx *f)
+{
+	return (struct cs_file_header *)f->buf;
+}
+
+void *fx_at(struct fx *f, size_t off)
+{
+	return f->buf + off;
+}
+
+size_t fx_block(struct fx *f, uint32_t type, uint32_t size)
+{
+	struct cs_block *b;
+	size_t off;
+
+	size = (size + 7u) & ~7u;
+	reserve(f, size);
+	off = f->len;
+	memset(f->buf + off, 0, size);
+	b = fx_at(f, off);
+	b->type = type;
+	b->size = size;
+	f->len += size;
+	return off;
+}
+
+uint32_t fx_module(struct fx *f, const char *path, const uint8_t *build_id, uint32_t build_id_len,
+		   uint64_t base)
+{
+	size_t plen = strlen(path) + 1;
+	struct cs_module_block *m;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_MODULE, (uint32_t)(sizeof(*m) + plen));
+	m = fx_at(f, off);
+	m->id = f->next_module++;
+	m->build_id_len = build_id_len;
+	if (build_id_len)
+		memcpy(m->build_id, build_id, build_id_len);
+	m->base = base;
+	m->lo = base;
+	m->hi = base + 0x100000;
+	memcpy(m->path, path, plen);
+	return m->id;
+}
+
+uint32_t fx_target(struct fx *f, const char *name, uint32_t module, uint32_t argn, uint32_t how)
+{
+	struct cs_target_block *t;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_TARGET, sizeof(*t));
+	t = fx_at(f, off);
+	t->id = f->next_target++;
+	t->how = how;
+	t->module = module;
+	t->argn = argn;
+	t->addr = 0x400000 + 16 * t->id;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return t->id;
+}
+
+void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open)
+{
+	struct cs_thread_block *t;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_THREAD, sizeof(*t));
+	t = fx_at(f, off);
+	t->tid = tid;
+	t->events_open = events_open;
+}
+
+size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uint64_t offset,
+	       uint64_t key)
+{
+	unsigned n = fx_header(f)->nevents;
+	struct cs_site_block *s;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_SITE, (uint32_t)cs_site_block_size(n));
+	s = fx_at(f, off);
+	s->target = target;
+	s->tid = tid;
+	s->module = module;
+	s->nevents = n;
+	s->offset = offset;
+	s->callsite = offset + (module ? 0x7f0000000000ull : 0);
+	s->key = key;
+	return off;
+}
+
+void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v)
+{
+	struct cs_site_block *s = fx_at(f, site);
+	struct cs_stat *st = &s->stat[ev];
+	unsigned __int128 sq = (unsigned __int128)v * v, acc;
+	uint64_t n = 0;
+	unsigned b;
+
+	for (b = 0; b < CS_HIST_BUCKETS; b++)
+		n += st->hist[b];
+	if (n == 0) {
+		st->min = st->max = st->first = v;
+	} else {
+		if (v < st->min)
+			st->min = v;
+		if (v > st->max)
+			st->max = v;
+	}
+	st->sum += v;
+	acc = ((unsigned __int128)st->sumsq_hi << 64 | st->sumsq_lo) + sq;
+	st->sumsq_lo = (uint64_t)acc;
+	st->sumsq_hi = (uint64_t)(acc >> 64);
+	st->hist[cs_hist_index(v)]++;
+}
+
+void fx_call(struct fx *f, size_t site, const uint64_t *values)
+{
+	unsigned n = fx_header(f)->nevents, i;
+	struct cs_site_block *s = fx_at(f, site);
+
+	s->calls++;
+	s->entered++;
+	for (i = 0; i < n; i++)
+		fx_value(f, site, i, values[i]);
+}
+
+int fx_write(struct fx *f, const char *path, int complete, size_t extra)
+{
+	struct cs_file_header *h = fx_header(f);
+	size_t len = f->len;
+	FILE *fp;
+	int ret = 0;
+
+	h->used = (f->used ? f->used : len) | (complete ? CS_USED_SEALED : 0);
+	h->state = complete ? CS_STATE_COMPLETE : CS_STATE_RUNNING;
+	h->capacity = len + extra;
+	h->end_ns = complete ? h->start_ns + 1000000000ull : 0;
+	reserve(f, extra);
+	memset(f->buf + len, 0, extra);
+	fp = fopen(path, "wb");
+	if (!fp) {
+		perror(path);
+		return -1;
+	}
+	if (fwrite(f->buf, 1, len + extra, fp) != len + extra)
+		ret = -1;
+	if (fclose(fp) != 0)
+		ret = -1;
+	if (ret)
+		perror(path);
+	return ret;
+}
+
+void fx_free(struct fx *f)
+{
+	if (!f)
+		return;
+	free(f->buf);
+	free(f);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* A writer of report files with known contents, for the report tests. */
+#ifndef CACHESHIM_TESTS_FIXTURE_H
+#define CACHESHIM_TESTS_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/format.h"
+
+/* A report file being built in memory.  Blocks are referred to by their
+ * offset: the buffer moves as it grows. */
+struct fx {
+	unsigned char *buf;
+	size_t len, cap;
+	uint32_t next_module, next_target;
+	uint64_t used; /* fx_write stores this as header.used when not 0 */
+};
+
+/* An event of fx_new: name, kind (CS_EVENT_*), flags (CS_EVENT_COUNTED...). */
+struct fx_event {
+	const char *name;
+	uint32_t kind;
+	uint32_t flags;
+};
+
+/* Returns a new file with a complete header, or NULL when out of memory. */
+struct fx *fx_new(const char *program, uint32_t pid, unsigned nevents,
+		  const struct fx_event *events);
+/* Returns the header (valid until the next block is added). */
+struct cs_file_header *fx_header(struct fx *f);
+/* Returns a pointer to the block at offset off (valid until the next
+ * block is added). */
+void *fx_at(struct fx *f, size_t off);
+/* Adds a block of size bytes (rounded up to 8), zeroed, with the given
+ * type.  Returns its offset. */
+size_t fx_block(struct fx *f, uint32_t type, uint32_t size);
+/* Adds a module block.  Returns its id. */
+uint32_t fx_module(struct fx *f, const char *path, const uint8_t *build_id, uint32_t build_id_len,
+		   uint64_t base);
+/* Adds a target block.  Returns its id. */
+uint32_t fx_target(struct fx *f, const char *name, uint32_t module, uint32_t argn, uint32_t how);
+/* Adds a thread block. */
+void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open);
+/* Adds a site block with header.nevents stats.  Returns its offset. */
+size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uint64_t offset,
+	       uint64_t key);
+/* Records one returned call at site: calls and entered + 1, and value
+ * values[i] for event i (header.nevents values). */
+void fx_call(struct fx *f, size_t site, const uint64_t *values);
+/* Adds value v of event ev to the stat of site (no call counted). */
+void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v);
+/* Writes the file: used = its length (or f->used when set; sealed when
+ * complete), state, and
+ * capacity = its length plus extra zero bytes appended.  Returns 0 or -1. */
+int fx_write(struct fx *f, const char *path, int complete, size_t extra);
+void fx_free(struct fx *f);
+
+#endif /* CACHESHIM_TESTS_FIXTURE_H */

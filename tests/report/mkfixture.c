@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/* Writes the report files of the report tests, with known contents. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/report/fixture.h"
+
+/*
+ * mkfixture DIR          writes every fixture of the report tests into DIR
+ * mkfixture --fake-shim STATUS
+ *                        plays the shim of a program under `cacheshim run`:
+ *                        writes a report file where CACHESHIM_OUTPUT says,
+ *                        with CACHESHIM_SESSION, then exits with STATUS, or
+ *                        kills itself with signal -STATUS.
+ */
+
+static const struct fx_event ev2[] = {
+	{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+	{"perf::PAGE-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+};
+
+static char dir[4096];
+
+static const char *out(const char *name)
+{
+	static char buf[4200];
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+static void call2(struct fx *f, size_t site, uint64_t a, uint64_t b)
+{
+	uint64_t v[2] = {a, b};
+
+	fx_call(f, site, v);
+}
+
+/* basic.rpt: two modules, three targets (one with a comma and a quote in
+ * its name), a call site measured by two threads, a call that did not
+ * return and a dropped one. */
+static struct fx *basic(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	uint32_t prog, foo, tm, tf, to;
+	size_t s;
+
+	prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	foo = fx_module(f, "/nonexistent/libfoo.so", NULL, 0, 0x7ffff7000000);
+	tm = fx_target(f, "malloc", foo, 0, CS_HOOK_GOT);
+	tf = fx_target(f, "free", foo, 0, CS_HOOK_GOT);
+	to = fx_target(f, "odd,\"name", 0, 0, CS_HOOK_GOT);
+	fx_thread(f, 100, 3);
+	fx_thread(f, 101, 3);
+
+	s = fx_site(f, tm, 100, prog, 0x1234, CS_KEY_NONE);
+	call2(f, s, 10, 0);
+	call2(f, s, 20, 0);
+	call2(f, s, 30, 1);
+	call2(f, s, 40, 0);
+	s = fx_site(f, tm, 101, prog, 0x1234, CS_KEY_NONE);
+	call2(f, s, 50, 2);
+
+	s = fx_site(f, tm, 100, foo, 0x20, CS_KEY_NONE);
+	call2(f, s, 1000, 0);
+	call2(f, s, 1000, 0);
+	call2(f, s, 1000, 0);
+	((struct cs_site_block *)fx_at(f, s))->entered++;
+	((struct cs_site_block *)fx_at(f, s))->dropped++;
+
+	s = fx_site(f, tf, 100, prog, 0x1300, CS_KEY_NONE);
+	call2(f, s, 7, 0);
+	call2(f, s, 9, 0);
+	((struct cs_site_block *)fx_at(f, s))->entered++; /* still inside */
+
+	s = fx_site(f, to, 100, 0, 0xabc, CS_KEY_NONE);
+	call2(f, s, 3, 1);
+	return f;
+}
+
+/* merge_a.rpt and merge_b.rpt: two processes of one program, the same
+ * module under different ids, the events in another order, an event only
+ * the second one has. */
+static int merge_files(void)
+{
+	static const struct fx_event evb[] = {
+		{"perf::PAGE-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"perf::MINOR-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	struct fx *a = fx_new("/usr/bin/prog", 200, 2, ev2);
+	struct fx *b = fx_new("/usr/bin/prog", 201, 3, evb);
+	uint32_t m, t;
+	uint64_t v[3];
+	size_t s;
+	int ret;
+
+	m = fx_module(a, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	t = fx_target(a, "work", m, 0, CS_HOOK_GOT);
+	s = fx_site(a, t, 200, m, 0x40, CS_KEY_NONE);
+	call2(a, s, 10, 1);
+	call2(a, s, 20, 1);
+	s = fx_site(a, fx_target(a, "only_a", m, 0, CS_HOOK_GOT), 200, m, 0x50, CS_KEY_NONE);
+	call2(a, s, 5, 0);
+
+	fx_module(b, "/nonexistent/other.so", NULL, 0, 0x7ffff7000000);
+	m = fx_module(b, "/nonexistent/prog", NULL, 0, 0x555555560000);
+	t = fx_target(b, "work", m, 0, CS_HOOK_GOT);
+	s = fx_site(b, t, 201, m, 0x40, CS_KEY_NONE);
+	v[0] = 5; /* faults */
+	v[1] = 30; /* tsc */
+	v[2] = 4; /* minor faults */
+	fx_call(b, s, v);
+
+	ret = fx_write(a, out("merge_a.rpt"), 1, 0) | fx_write(b, out("merge_b.rpt"), 1, 0);
+	fx_free(a);
+	fx_free(b);
+	return ret;
+}
+
+/* running.rpt: a process that was killed: state running, not trimmed, a
+ * reservation whose size was never written, calls still inside. */
+static int running(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 300, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "spin", m, 0, CS_HOOK_GOT);
+	size_t s = fx_site(f, t, 300, m, 0x60, CS_KEY_NONE), z;
+	int ret;
+
+	call2(f, s, 11, 0);
+	call2(f, s, 13, 0);
+	call2(f, s, 15, 0);
+	((struct cs_site_block *)fx_at(f, s))->entered += 2;
+	z = fx_block(f, 0, 64);
+	((struct cs_block *)fx_at(f, z))->size = 0;
+	f->used = f->len + 4096;
+	ret = fx_write(f, out("running.rpt"), 0, 1 << 16);
+	fx_free(f);
+	return ret;
+}
+
+/* failed.rpt: an event that could not be opened. */
+static int failed(void)
+{
+	static const struct fx_event ev[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"cycles", CS_EVENT_PERF, CS_EVENT_FAILED},
+		{"perf::PAGE-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	struct fx *f = fx_new("/usr/bin/prog", 400, 3, ev);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "fn", m, 0, CS_HOOK_GOT);
+	size_t s;
+	int ret;
+
+	fx_thread(f, 400, 0x5);
+	s = fx_site(f, t, 400, m, 0x10, CS_KEY_NONE);
+	fx_value(f, s, 0, 5);
+	fx_value(f, s, 2, 1);
+	((struct cs_site_block *)fx_at(f, s))->calls = 1;
+	((struct cs_site_block *)fx_at(f, s))->entered = 1;
+	ret = fx_write(f, out("failed.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* keyed.rpt: a target keyed by its third argument, and the shim's
+ * calibration target (not a row: the overhead line of the table). */
+static int keyed(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 500, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "memcpy", m, 3, CS_HOOK_GOT);
+	uint32_t c = fx_target(f, "cacheshim:empty", 0, 0, CS_HOOK_CALIBRATION);
+	size_t s;
+	int ret;
+
+	s = fx_site(f, t, 500, m, 0x70, 128);
+	call2(f, s, 30, 0);
+	s = fx_site(f, t, 500, m, 0x70, 64);
+	call2(f, s, 20, 0);
+	call2(f, s, 22, 0);
+	s = fx_site(f, c, 500, 0, 0x9000, CS_KEY_NONE);
+	call2(f, s, 4, 0);
+	call2(f, s, 5, 0);
+	call2(f, s, 6, 0);
+	ret = fx_write(f, out("keyed.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* fifo.rpt: a module whose path the test turns into a FIFO, which the
+ * symbolizer must not open (it would block). */
+static int fifo(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 700, 2, ev2);
+	uint32_t m = fx_module(f, out("fifo"), NULL, 0, 0);
+	uint32_t t = fx_target(f, "fn", m, 0, CS_HOOK_GOT);
+	size_t s = fx_site(f, t, 700, m, 0x10, CS_KEY_NONE);
+	int ret;
+
+	call2(f, s, 1, 0);
+	ret = fx_write(f, out("fifo.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* Corrupted files: what the reader must reject or report as damaged. */
+static int corrupted(void)
+{
+	struct fx *f = basic();
+	struct cs_file_header *h = fx_header(f);
+	size_t len = f->len, third;
+	struct cs_block *b;
+	int ret = 0;
+	FILE *fp;
+
+	h->used = len | CS_USED_SEALED;
+	h->capacity = len;
+#define PUT(name, n)                                                        \
+	do {                                                                \
+		fp = fopen(out(name), "wb");                                \
+		if (!fp || fwrite(f->buf, 1, (n), fp) != (n) || fclose(fp)) \
+			ret = -1;                                           \
+	} while (0)
+	PUT("empty.rpt", 0u);
+	PUT("short.rpt", 100u);
+	PUT("truncated.rpt", len - 9000);
+	memcpy(h->magic, "CSHIMRPX", 8);
+	PUT("badmagic.rpt", len);
+	memcpy(h->magic, CS_MAGIC, 8);
+	h->version = 2;
+	PUT("version.rpt", len);
+	h->version = CS_FORMAT_VERSION;
+	h->nevents = 1000;
+	PUT("nevents.rpt", len);
+	h->nevents = 2;
+	/* The site blocks start after 2 modules, 3 targets, 2 threads:
+	 * damage the third site (malloc in libfoo.so). */
+	third = CS_HEADER_SIZE;
+	for (int i = 0; i < 2 + 3 + 2 + 2; i++)
+		third += ((struct cs_block *)fx_at(f, third))->size;
+	b = fx_at(f, third);
+	b->size = 12;
+	PUT("blocksize.rpt", len);
+	b->size = (uint32_t)cs_site_block_size(2);
+	((struct cs_site_block *)b)->target = 42;
+	PUT("dangling.rpt", len);
+#undef PUT
+	fx_free(f);
+	return ret;
+}
+
+/* Reads the GNU build id from the notes of a loaded object. */
+static int build_id_of(const struct dl_phdr_info *info, uint8_t *out, uint32_t *len)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const unsigned char *name = p + sizeof(*n);
+			const unsigned char *desc = name + ((n->n_namesz + 3) & ~3u);
+
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && n->n_descsz <= 32) {
+				memcpy(out, desc, n->n_descsz);
+				*len = n->n_descsz;
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 0;
+}
+
+struct find {
+	uintptr_t addr;
+	char path[4096];
+	uintptr_t bias;
+	uint8_t bid[32];
+	uint32_t bid_len;
+};
+
+static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find *fd = arg;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || fd->addr < lo || fd->addr >= lo + ph->p_memsz)
+			continue;
+		fd->bias = info->dlpi_addr;
+		if (info->dlpi_name && info->dlpi_name[0])
+			snprintf(fd->path, sizeof(fd->path), "%s", info->dlpi_name);
+		else if (!realpath("/proc/self/exe", fd->path))
+			return 0;
+		build_id_of(info, fd->bid, &fd->bid_len);
+		return 1;
+	}
+	return 0;
+}
+
+/* A function whose name the symbols test expects. */
+__attribute__((noinline)) int fx_known_function(int x)
+{
+	return x * 3 + (x > 5 ? x / 7 : 1);
+}
+
+/* self.rpt: call sites in this very program and in libc, symbolized for
+ * real; selfbad.rpt: this program with a build id that is not its own. */
+static int symbols(void)
+{
+	struct find me = {0}, libc = {0};
+	struct fx *f, *g;
+	uint32_t m1, m2, t;
+	size_t s;
+	FILE *exp;
+	int ret;
+
+	me.addr = (uintptr_t)fx_known_function;
+	libc.addr = (uintptr_t)dlsym(RTLD_DEFAULT, "fnmatch");
+	if (!libc.addr || !dl_iterate_phdr(find_cb, &me) || !dl_iterate_phdr(find_cb, &libc)) {
+		fputs("mkfixture: cannot find myself or libc\n", stderr);
+		return -1;
+	}
+	f = fx_new(me.path, 600, 1, ev2);
+	m1 = fx_module(f, me.path, me.bid, me.bid_len, me.bias);
+	m2 = fx_module(f, libc.path, libc.bid, libc.bid_len, libc.bias);
+	t = fx_target(f, "sym_target", 0, 0, CS_HOOK_GOT);
+	s = fx_site(f, t, 600, m1, me.addr - me.bias + 5, CS_KEY_NONE);
+	call2(f, s, 1, 0);
+	s = fx_site(f, t, 600, m2, libc.addr - libc.bias + 2, CS_KEY_NONE);
+	call2(f, s, 2, 0);
+	ret = fx_write(f, out("self.rpt"), 1, 0);
+	fx_free(f);
+
+	g = fx_new(me.path, 601, 1, ev2);
+	me.bid[0] ^= 0xff;
+	if (me.bid_len == 0)
+		me.bid_len = 20;
+	m1 = fx_module(g, me.path, me.bid, me.bid_len, me.bias);
+	t = fx_target(g, "sym_target", 0, 0, CS_HOOK_GOT);
+	s = fx_site(g, t, 601, m1, me.addr - me.bias + 5, CS_KEY_NONE);
+	call2(g, s, 1, 0);
+	ret |= fx_write(g, out("selfbad.rpt"), 1, 0);
+	fx_free(g);
+
+	/* selfmoved.rpt: this program under a path that does not exist,
+	 * with its real build id: only a debug file can name its symbols. */
+	me.bid[0] ^= 0xff;
+	g = fx_new("/nonexistent/mkfixture-moved", 602, 1, ev2);
+	m1 = fx_module(g, "/nonexistent/mkfixture-moved", me.bid, me.bid_len, me.bias);
+	t = fx_target(g, "sym_target", 0, 0, CS_HOOK_GOT);
+	s = fx_site(g, t, 602, m1, me.addr - me.bias + 5, CS_KEY_NONE);
+	call2(g, s, 1, 0);
+	ret |= fx_write(g, out("selfmoved.rpt"), 1, 0);
+	fx_free(g);
+
+	/* What the test must see, one call site a line; then where the
+	 * debug file of this program would be, and the program. */
+	exp = fopen(out("self.expected"), "w");
+	if (!exp)
+		return -1;
+	fprintf(exp, "fx_known_function+0x5\nfnmatch+0x2\n%s+0x%llx\n", strrchr(me.path, '/') + 1,
+		(unsigned long long)(me.addr - me.bias + 5));
+	fprintf(exp, "mkfixture-moved+0x%llx\n", (unsigned long long)(me.addr - me.bias + 5));
+	fprintf(exp, ".build-id/%02x/", me.bid[0]);
+	for (uint32_t i = 1; i < me.bid_len; i++)
+		fprintf(exp, "%02x", me.bid[i]);
+	fprintf(exp, ".debug\n%s\n", me.path);
+	return ret | fclose(exp);
+}
+
+/* Expands the shim's %p, %e and %% in pattern into buf. */
+static void expand(const char *pattern, char *buf, size_t len)
+{
+	size_t n = 0;
+	const char *p;
+
+	for (p = pattern; *p && n + 32 < len; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(buf + n, len - n, "%d", (int)getpid());
+			p++;
+		} else if (p[0] == '%' && p[1] == 'e') {
+			n += (size_t)snprintf(buf + n, len - n, "mkfixture");
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			buf[n++] = '%';
+			p++;
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	buf[n] = '\0';
+}
+
+static int fake_shim(int status)
+{
+	const char *pattern = getenv("CACHESHIM_OUTPUT");
+	const char *session = getenv("CACHESHIM_SESSION");
+	char path[4096];
+	struct fx *f;
+	uint32_t m, t;
+	size_t s;
+
+	expand(pattern && pattern[0] ? pattern : "cacheshim.out.%p", path, sizeof(path));
+	f = fx_new("/usr/bin/fake", (uint32_t)getpid(), 2, ev2);
+	fx_header(f)->session = session ? strtoull(session, NULL, 10) : 0;
+	m = fx_module(f, "/nonexistent/fake", NULL, 0, 0);
+	t = fx_target(f, "fake_fn", m, 0, CS_HOOK_GOT);
+	s = fx_site(f, t, (uint32_t)getpid(), m, 0x10, CS_KEY_NONE);
+	call2(f, s, 12, 1);
+	call2(f, s, 14, 1);
+	if (fx_write(f, path, status >= 0, 0))
+		return 100;
+	fx_free(f);
+	if (status < 0) {
+		signal(-status, SIG_DFL);
+		kill(getpid(), -status);
+		return 101;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct fx *f;
+	int ret;
+
+	if (argc == 3 && strcmp(argv[1], "--fake-shim") == 0)
+		return fake_shim(atoi(argv[2]));
+	if (argc != 2) {
+		fputs("usage: mkfixture DIR | mkfixture --fake-shim STATUS\n", stderr);
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s", argv[1]);
+	f = basic();
+	ret = fx_write(f, out("basic.rpt"), 1, 0);
+	fx_free(f);
+	ret |= merge_files();
+	ret |= running();
+	ret |= failed();
+	ret |= keyed();
+	ret |= corrupted();
+	ret |= fifo();
+	ret |= symbols();
+	/* Keep the compiler from folding the function away. */
+	if (fx_known_function(argc) == 12345)
+		puts("?");
+	return ret ? 1 : 0;
+}

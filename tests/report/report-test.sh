@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+# Sourced by tests/report/test_*.sh: writes the fixtures into a temporary
+# directory $T and defines the helpers.  make check exports CS_CMD,
+# CS_BUILDDIR and CS_SRCDIR (tests/Makefile.inc); run by hand, the
+# defaults are those of an in-tree build.
+
+CS_BUILDDIR=${CS_BUILDDIR:-$(pwd)}
+CS_SRCDIR=${CS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+CS_CMD=${CS_CMD:-$CS_BUILDDIR/cacheshim}
+MKFIXTURE=$CS_BUILDDIR/tests/report/mkfixture
+
+nfail=0
+
+# fail LINE MESSAGE: records a failure of the case at LINE.
+fail()
+{
+	echo "FAIL (line $1): $2" >&2
+	nfail=$((nfail + 1))
+}
+
+# show FILE: the file, indented, for the log.
+show()
+{
+	sed 's/^/    | /' "$1" >&2
+}
+
+# finish: exit status of the test.
+finish()
+{
+	if [ "$nfail" -ne 0 ]; then
+		echo "$nfail failure(s)" >&2
+		exit 1
+	fi
+	echo "all passed"
+	exit 0
+}
+
+for x in "$CS_CMD" "$MKFIXTURE"; do
+	if [ ! -x "$x" ]; then
+		echo "$x is not built" >&2
+		exit 99 # a hard error: make check builds both
+	fi
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/cs-report.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+"$MKFIXTURE" "$T" || { echo "mkfixture failed" >&2; exit 99; }
+
+# run_cmd CMD ARGS...: runs CMD with stdout in $T/out, stderr in $T/err
+# and its exit status in $status.
+run_cmd()
+{
+	status=0
+	"$@" >"$T/out" 2>"$T/err" || status=$?
+}
+
+# expect_status LINE WANT: the last run_cmd exited with WANT.
+expect_status()
+{
+	if [ "$status" -ne "$2" ]; then
+		fail "$1" "exit status $status, want $2"
+		show "$T/err"
+	fi
+}
+
+# expect_out LINE < EXPECTED: stdout of the last run_cmd is exactly stdin.
+expect_out()
+{
+	cat >"$T/want"
+	if ! diff -u "$T/want" "$T/out" >"$T/diff"; then
+		fail "$1" "unexpected output"
+		show "$T/diff"
+	fi
+}
+
+# expect_err LINE TEXT: stderr of the last run_cmd has a line containing
+# TEXT (fixed string).
+expect_err()
+{
+	if ! grep -qF -- "$2" "$T/err"; then
+		fail "$1" "stderr lacks '$2'"
+		show "$T/err"
+	fi
+}
+
+# expect_no_err LINE: stderr of the last run_cmd is empty.
+expect_no_err()
+{
+	if [ -s "$T/err" ]; then
+		fail "$1" "unexpected stderr"
+		show "$T/err"
+	fi
+}
+
+# expect_line LINE FILE TEXT: FILE has a line that is exactly TEXT.
+expect_line()
+{
+	if ! grep -qxF -- "$3" "$2"; then
+		fail "$1" "$(basename "$2") lacks the line '$3'"
+		show "$2"
+	fi
+}
+
+CSV_HEADER='function,callsite,module,event,calls,total,mean,stddev,min,p50,p90,p99,max,entered,dropped,status'

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Files the reader must reject (exit 1, a message naming the file and the
+# problem, nothing on stdout) or report as damaged (exit 1, the message,
+# and the report of what could be read).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+
+# LINE FILE MESSAGE
+rejected=(
+	$LINENO empty.rpt "not a cacheshim report (bad magic)"
+	$LINENO badmagic.rpt "not a cacheshim report (bad magic)"
+	$LINENO short.rpt "truncated header (100 bytes, 4096 expected)"
+	$LINENO version.rpt "unsupported format version 2 (this cacheshim reads version 1)"
+	$LINENO nevents.rpt "1000 events in the header (at most 16)"
+	$LINENO self.expected "not a cacheshim report (bad magic)"
+	$LINENO nonexistent.rpt "cannot open: No such file or directory"
+	$LINENO . "not a regular file"
+	$LINENO fifo "not a regular file"
+)
+mkfifo "$T/fifo"
+for ((i = 0; i < ${#rejected[@]}; i += 3)); do
+	line=${rejected[i]} file=$T/${rejected[i + 1]} msg=${rejected[i + 2]}
+	for fmt in table csv; do
+		run_cmd timeout 20 "$CS_CMD" report --format $fmt "$file"
+		expect_status "$line" 1
+		expect_err "$line" "cacheshim: $file: $msg"
+		[ -s "$T/out" ] && { fail "$line" "output for a rejected file"; show "$T/out"; }
+	done
+done
+
+# One bad file among good ones: no report at all, every bad one named.
+run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/short.rpt" "$T/version.rpt"
+expect_status $LINENO 1
+expect_err $LINENO "$T/short.rpt: truncated header"
+expect_err $LINENO "$T/version.rpt: unsupported format version 2"
+[ -s "$T/out" ] && fail $LINENO "output although a file was rejected"
+
+# LINE FILE MESSAGE CSV-LINES-KEPT (data lines)
+damaged=(
+	$LINENO blocksize.rpt "damaged: block at offset 42056: bad size 12 (must be a multiple of 8, at least 8)" 2
+	$LINENO dangling.rpt "damaged: site block at offset 42056 refers to target 42, which does not exist" 6
+	$LINENO truncated.rpt "damaged: truncated: the header says 97880 bytes are used, the file has 88880 (and 1 more problem)" 6
+)
+for ((i = 0; i < ${#damaged[@]}; i += 4)); do
+	line=${damaged[i]} file=$T/${damaged[i + 1]} msg=${damaged[i + 2]}
+	run_cmd "$CS_CMD" report -f csv "$file"
+	expect_status "$line" 1
+	expect_err "$line" "cacheshim: $file: $msg; the report shows what could be read"
+	n=$(($(wc -l <"$T/out") - 1))
+	[ "$n" -eq "${damaged[i + 3]}" ] || {
+		fail "$line" "$n rows kept, want ${damaged[i + 3]}"
+		show "$T/out"
+	}
+done
+# What was kept is right: the blocks before the damage are whole.
+run_cmd "$CS_CMD" report -f csv "$T/blocksize.rpt"
+expect_out $LINENO <<END
+$CSV_HEADER
+malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok
+malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok
+END
+
+finish

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cacheshim list: events and their perf encodings, with libpfm4 forced to
+# PMUs this machine does not have (encodings need no hardware).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+
+# LINE PMU PATTERN EXPECTED-LINE (a regular expression)
+cases=(
+	$LINENO skl MEM_LOAD_RETIRED:L3_MISS '^    :L3_MISS +type 4 config 0x20d1$'
+	$LINENO skl 'mem_load_retired*' '^skl::MEM_LOAD_RETIRED +\(needs a umask\)$'
+	$LINENO skl L3_MISS '^skl::MEM_LOAD_RETIRED +\(needs a umask\)$'
+	$LINENO amd64_fam10h_barcelona DATA_CACHE_REFILLS '^    :L2_SHARED +type 4 config 0x242$'
+	$LINENO amd64_fam10h_barcelona 'amd64_fam10h_barcelona::DATA_CACHE_REFILLS' '^amd64_fam10h_barcelona::DATA_CACHE_REFILLS +type 4 config 0x'
+)
+for ((i = 0; i < ${#cases[@]}; i += 4)); do
+	line=${cases[i]}
+	run_cmd "$CS_CMD" list --pmu "${cases[i + 1]}" "${cases[i + 2]}"
+	expect_status "$line" 0
+	grep -qE -- "${cases[i + 3]}" "$T/out" ||
+		{ fail "$line" "no line matching '${cases[i + 3]}'"; show "$T/out"; }
+done
+
+# A pattern keeps only the umasks it matches.
+run_cmd "$CS_CMD" list --pmu skl MEM_LOAD_RETIRED:L3_MISS
+[ "$(grep -c '^    :' "$T/out")" -eq 1 ] || { fail $LINENO "other umasks listed"; show "$T/out"; }
+
+# Without --pmu: the perf:: generic events, encodable here.
+run_cmd "$CS_CMD" list PAGE_FAULTS
+expect_status $LINENO 0
+grep -qE '^perf::PERF_COUNT_SW_PAGE_FAULTS +type 1 config 0x2$' "$T/out" ||
+	{ fail $LINENO "perf::PERF_COUNT_SW_PAGE_FAULTS not listed"; show "$T/out"; }
+
+run_cmd "$CS_CMD" list --pmu no_such_pmu
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: list: unknown PMU 'no_such_pmu'"
+
+run_cmd "$CS_CMD" list --pmu skl NO_SUCH_EVENT_AT_ALL
+expect_status $LINENO 0
+expect_err $LINENO "no event matches 'NO_SUCH_EVENT_AT_ALL'"
+
+run_cmd "$CS_CMD" list a b
+expect_status $LINENO 2
+
+finish

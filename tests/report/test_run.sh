@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cacheshim run without the real shim: mkfixture --fake-shim plays the
+# program and its shim (writes a report file where CACHESHIM_OUTPUT says,
+# with CACHESHIM_SESSION), so the launcher's part is tested on its own:
+# the environment, finding the session's files, the summary, the exit
+# status and signals, exec failures.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+
+# Any loadable library will do as "the shim" here: what is checked is
+# that it is preloaded, not what it does.
+LIBM=$(ldd "$CS_CMD" | awk '/libm\.so/ { print $3 }')
+[ -n "$LIBM" ] || LIBM=$(ldd "$MKFIXTURE" | awk '/libc\.so/ { print $3 }')
+export CACHESHIM_LIB=$LIBM
+unset CACHESHIM_EVENTS CACHESHIM_TARGETS CACHESHIM_OUTPUT CACHESHIM_QUIET \
+	CACHESHIM_SESSION LD_PRELOAD
+
+# The environment the program gets.
+show_env='echo "P=${LD_PRELOAD-unset}|E=${CACHESHIM_EVENTS-unset}|T=${CACHESHIM_TARGETS-unset}|O=${CACHESHIM_OUTPUT-unset}|Q=${CACHESHIM_QUIET-unset}|S=${CACHESHIM_SESSION-unset}"'
+run_cmd "$CS_CMD" run -q -- sh -c "$show_env"
+expect_status $LINENO 0
+grep -qE "^P=$LIBM\|E=unset\|T=unset\|O=unset\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
+	{ fail $LINENO "environment without options"; show "$T/out"; }
+s1=$(sed 's/.*S=//' "$T/out")
+
+LD_PRELOAD=/keep/me.so run_cmd "$CS_CMD" run -e tsc,perf::PAGE-FAULTS -t 'malloc,rb_*:arg2' \
+	-o "$T/x.%p" -q -- sh -c "$show_env"
+expect_status $LINENO 0
+grep -qE "^P=$LIBM:/keep/me.so\|E=tsc,perf::PAGE-FAULTS\|T=malloc,rb_\*:arg2\|O=$T/x.%p\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
+	{ fail $LINENO "environment with options"; show "$T/out"; }
+s2=$(sed 's/.*S=//' "$T/out")
+[ "$s1" != "$s2" ] || fail $LINENO "two runs got the same session $s1"
+
+# Long options, and everything after PROG is PROG's.
+run_cmd "$CS_CMD" run --events=tsc --quiet sh -c 'echo "$0 $1 $CACHESHIM_EVENTS"' -e x
+expect_status $LINENO 0
+expect_out $LINENO <<<"-e x tsc"
+
+# The summary: the session's files only, merged per function, on stderr.
+mkdir "$T/runs"
+cp "$T/basic.rpt" "$T/runs/cacheshim.out.1" # another session: ignored
+echo "not a report" >"$T/runs/cacheshim.out.2"
+run_cmd "$CS_CMD" run -o "$T/runs/cacheshim.out.%p" -- "$MKFIXTURE" --fake-shim 3
+expect_status $LINENO 3
+expect_err $LINENO "cacheshim summary of $MKFIXTURE (1 report file in $T/runs)"
+expect_err $LINENO "program:  /usr/bin/fake"
+grep -qE '^  fake_fn +2 +13 +1 +12 +12 +14 +14 +14 +26$' "$T/err" ||
+	{ fail $LINENO "no fake_fn row in the summary"; show "$T/err"; }
+grep -q malloc "$T/err" && fail $LINENO "a file of another session was used"
+[ -s "$T/out" ] && fail $LINENO "the summary is not on stderr"
+[ "$(ls "$T/runs" | wc -l)" -eq 3 ] || fail $LINENO "want 3 files in $T/runs"
+
+# The default output pattern: the current directory.
+(cd "$T/runs" && "$CS_CMD" run -- "$MKFIXTURE" --fake-shim 0) >"$T/out" 2>"$T/err"
+status=$?
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in .)"
+
+# Exit statuses pass through; -q prints no summary.
+for want in 0 1 42 255; do
+	run_cmd "$CS_CMD" run -q -o "$T/q.%p" -- "$MKFIXTURE" --fake-shim $want
+	expect_status $LINENO $want
+	expect_no_err $LINENO
+done
+
+# A program killed by a signal: cacheshim dies of the same signal, after
+# the summary (the file is marked running: the shim did not finish).
+ulimit -c 0 # no core of mkfixture's SIGSEGV
+for sig in TERM KILL SEGV; do
+	num=$(kill -l $sig)
+	run_cmd "$CS_CMD" run -o "$T/sig.%p" -- "$MKFIXTURE" --fake-shim -$num
+	expect_status $LINENO $((128 + num))
+	expect_err $LINENO "is incomplete (program still running or did not exit cleanly)"
+	expect_err $LINENO "fake_fn"
+done
+
+# ^C goes to the program; cacheshim waits and reports.
+run_cmd "$CS_CMD" run -q -- sh -c 'kill -INT $PPID; sleep 0.2; exit 4'
+expect_status $LINENO 4
+
+# Programs that cannot be run.
+run_cmd "$CS_CMD" run -- "$T/nonexistent"
+expect_status $LINENO 127
+expect_err $LINENO "cacheshim: run: cannot run $T/nonexistent: No such file or directory"
+run_cmd "$CS_CMD" run -- no-such-program-cacheshim
+expect_status $LINENO 127
+run_cmd "$CS_CMD" run -- "$T/basic.rpt"
+expect_status $LINENO 126
+expect_err $LINENO "Permission denied"
+
+# Usage errors.
+run_cmd "$CS_CMD" run
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: run: no program given"
+run_cmd "$CS_CMD" run --bogus true
+expect_status $LINENO 2
+expect_err $LINENO "usage: cacheshim run"
+
+finish

@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: MIT */
+/* Units: the report reader on files written by the fixture writer. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/internal.h"
+#include "tests/report/fixture.h"
+
+static const struct fx_event two_events[] = {
+	{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+	{"perf::PAGE-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+};
+
+static const uint8_t bid[20] = {0xde, 0xad, 0xbe, 0xef, 1,  2,	3,  4,	5,  6,
+				7,    8,    9,	  10,	11, 12, 13, 14, 15, 16};
+
+/* A small valid file: 2 modules, 2 targets, 3 sites (one site split over
+ * two threads), one thread that did not open event 1. */
+static struct fx *sample(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 4242, 2, two_events);
+	uint32_t m1, m2, t1, t2;
+	size_t s;
+	uint64_t v[2];
+	int i;
+
+	m1 = fx_module(f, "/usr/bin/prog", bid, sizeof(bid), 0x555500000000);
+	m2 = fx_module(f, "/lib/libfoo.so", NULL, 0, 0x7f0000000000);
+	t1 = fx_target(f, "malloc", m2, 0, CS_HOOK_GOT);
+	t2 = fx_target(f, "free", m2, 0, CS_HOOK_GOT);
+	fx_thread(f, 100, 0x3);
+	fx_thread(f, 101, 0x1);
+	s = fx_site(f, t1, 100, m1, 0x1234, CS_KEY_NONE);
+	for (i = 1; i <= 10; i++) {
+		v[0] = 10 * (uint64_t)i;
+		v[1] = (uint64_t)i % 2;
+		fx_call(f, s, v);
+	}
+	/* The same call site in another thread, which has no event 1. */
+	s = fx_site(f, t1, 101, m1, 0x1234, CS_KEY_NONE);
+	v[0] = 1000;
+	v[1] = 99; /* garbage: must not be used */
+	fx_call(f, s, v);
+	s = fx_site(f, t2, 100, m1, 0x1300, CS_KEY_NONE);
+	v[0] = 5;
+	v[1] = 0;
+	fx_call(f, s, v);
+	return f;
+}
+
+static char tmpdir[] = "/tmp/cs-test-reader-XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static void test_round_trip(void)
+{
+	struct fx *x = sample();
+	struct cs_file *f = NULL;
+	struct cs_report *r;
+	struct cs_row **rows;
+	struct cs_summary s;
+	const struct cs_agg *a;
+	char err[512] = "", fn[256];
+	const char *path = tmp_path("rt.rpt");
+	size_t n;
+
+	CU_ASSERT_FATAL(fx_write(x, path, 1, 0) == 0);
+	CU_ASSERT_EQUAL_FATAL(cs_reader_load(path, &f, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(f->damage, "");
+	CU_ASSERT_FALSE(f->incomplete);
+	CU_ASSERT_EQUAL(f->hdr->pid, 4242);
+	CU_ASSERT_STRING_EQUAL(f->hdr->program, "/usr/bin/prog");
+	CU_ASSERT_EQUAL(f->nmodules, 2);
+	CU_ASSERT_EQUAL(f->ntargets, 2);
+	CU_ASSERT_EQUAL(f->nsites, 3);
+	CU_ASSERT_EQUAL(f->nthreads, 2);
+	CU_ASSERT_EQUAL(f->end, x->len);
+	CU_ASSERT_STRING_EQUAL(cs_reader_module(f, 2)->path, "/lib/libfoo.so");
+	CU_ASSERT_EQUAL(cs_reader_module(f, 1)->build_id_len, sizeof(bid));
+	CU_ASSERT_PTR_NULL(cs_reader_module(f, 3));
+	CU_ASSERT_STRING_EQUAL(cs_reader_target(f, 2)->name, "free");
+	CU_ASSERT_PTR_NULL(cs_reader_target(f, 0));
+	CU_ASSERT_TRUE(cs_reader_event_usable(f, f->sites[0], 1));
+	CU_ASSERT_FALSE(cs_reader_event_usable(f, f->sites[1], 1));
+	CU_ASSERT_TRUE(cs_reader_event_usable(f, f->sites[1], 0));
+	CU_ASSERT_FALSE(cs_reader_event_usable(f, f->sites[1], 2));
+
+	/* Merged: malloc's two threads become one row; event 1 of thread
+	 * 101 is left out. */
+	r = cs_merge_new(CS_BY_CALLSITE);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(cs_merge_add(r, f), 0);
+	rows = cs_merge_sorted(r, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_STRING_EQUAL(cs_merge_function(rows[0], fn, sizeof(fn)), "free");
+	CU_ASSERT_STRING_EQUAL(cs_merge_function(rows[1], fn, sizeof(fn)), "malloc");
+	CU_ASSERT_EQUAL(rows[1]->calls, 11);
+	a = cs_merge_agg(rows[1], 0);
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT_EQUAL(cs_stats_summarize(a, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 11);
+	CU_ASSERT(s.total == 1550);
+	CU_ASSERT_EQUAL(s.min, 10);
+	CU_ASSERT_EQUAL(s.max, 1000);
+	a = cs_merge_agg(rows[1], 1);
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT_EQUAL(a->n, 10);
+	CU_ASSERT(a->sum == 5);
+	/* free's site only recorded a 0 page fault: still a value. */
+	a = cs_merge_agg(rows[0], 1);
+	CU_ASSERT(a && a->n == 1 && a->max == 0);
+	free(rows);
+	cs_merge_free(r);
+	cs_reader_free(f);
+
+	/* The same bytes through cs_reader_parse, from an odd address. */
+	{
+		unsigned char *copy = malloc(x->len + 1);
+
+		CU_ASSERT_FATAL(copy != NULL);
+		memcpy(copy + 1, x->buf, x->len);
+		CU_ASSERT_EQUAL(cs_reader_parse(copy + 1, x->len, "mem", &f, err, sizeof(err)), 0);
+		CU_ASSERT(f && f->nsites == 3);
+		cs_reader_free(f);
+		free(copy);
+	}
+	fx_free(x);
+}
+
+/* A mutation of the sample file, then what the reader must say. */
+struct bad_case {
+	int line;
+	void (*mutate)(struct fx *x, size_t *len);
+	int reject; /* 1: rejected; 0: loaded with damage */
+	const char *msg; /* substring of the error or damage text */
+};
+
+static struct cs_block *block_at(struct fx *x, unsigned nth)
+{
+	size_t off = CS_HEADER_SIZE;
+	struct cs_block *b = NULL;
+
+	while (nth-- > 0 && off < x->len) {
+		b = fx_at(x, off);
+		off += b->size;
+	}
+	return fx_at(x, off);
+}
+
+/* Blocks of the sample: 0,1 modules; 2,3 targets; 4,5 threads; 6,7,8 sites */
+static struct cs_site_block *site_at(struct fx *x, unsigned nth)
+{
+	return (struct cs_site_block *)block_at(x, 6 + nth);
+}
+
+static void m_magic(struct fx *x, size_t *len)
+{
+	fx_header(x)->magic[0] = 'X';
+}
+static void m_short(struct fx *x, size_t *len)
+{
+	*len = 100;
+}
+static void m_short_hdr(struct fx *x, size_t *len)
+{
+	*len = 4000;
+}
+static void m_empty(struct fx *x, size_t *len)
+{
+	*len = 0;
+}
+static void m_version(struct fx *x, size_t *len)
+{
+	fx_header(x)->version = 2;
+}
+static void m_hdrsize(struct fx *x, size_t *len)
+{
+	fx_header(x)->header_size = 8192;
+}
+static void m_nevents(struct fx *x, size_t *len)
+{
+	fx_header(x)->nevents = 1000;
+}
+static void m_nevents17(struct fx *x, size_t *len)
+{
+	fx_header(x)->nevents = 17;
+}
+static void m_used_small(struct fx *x, size_t *len)
+{
+	fx_header(x)->used = 100;
+}
+static void m_state(struct fx *x, size_t *len)
+{
+	fx_header(x)->state = 7;
+}
+static void m_program(struct fx *x, size_t *len)
+{
+	memset(fx_header(x)->program, 'a', CS_PROGRAM_MAX);
+}
+static void m_evname(struct fx *x, size_t *len)
+{
+	memset(fx_header(x)->events[1].name, 'e', CS_EVENT_NAME_MAX);
+}
+static void m_evempty(struct fx *x, size_t *len)
+{
+	fx_header(x)->events[0].name[0] = 0;
+}
+static void m_bsize12(struct fx *x, size_t *len)
+{
+	block_at(x, 2)->size = 12;
+}
+static void m_bsize4(struct fx *x, size_t *len)
+{
+	block_at(x, 0)->size = 4;
+}
+static void m_bsize_huge(struct fx *x, size_t *len)
+{
+	block_at(x, 3)->size = 0xfffffff8u;
+}
+static void m_site_nev(struct fx *x, size_t *len)
+{
+	site_at(x, 0)->nevents = 3;
+}
+static void m_site_small(struct fx *x, size_t *len)
+{
+	/* Shrink the last site and move the end with it. */
+	struct cs_site_block *s = site_at(x, 2);
+
+	s->hdr.size = 80;
+	fx_header(x)->used =
+		(CS_HEADER_SIZE + (uint64_t)((unsigned char *)s - (x->buf + CS_HEADER_SIZE)) + 80) |
+		CS_USED_SEALED;
+	*len = fx_header(x)->used & ~CS_USED_SEALED;
+}
+static void m_module_path(struct fx *x, size_t *len)
+{
+	struct cs_module_block *m = (void *)block_at(x, 1);
+
+	memset(m->path, 'p', m->hdr.size - sizeof(*m));
+}
+static void m_module_id0(struct fx *x, size_t *len)
+{
+	((struct cs_module_block *)block_at(x, 1))->id = 0;
+}
+static void m_build_id_len(struct fx *x, size_t *len)
+{
+	((struct cs_module_block *)block_at(x, 0))->build_id_len = 33;
+}
+static void m_dup_target(struct fx *x, size_t *len)
+{
+	((struct cs_target_block *)block_at(x, 3))->id = 1;
+}
+static void m_target_name(struct fx *x, size_t *len)
+{
+	memset(((struct cs_target_block *)block_at(x, 2))->name, 'n', CS_TARGET_NAME_MAX);
+}
+static void m_dangling_target(struct fx *x, size_t *len)
+{
+	site_at(x, 1)->target = 99;
+}
+static void m_dangling_module(struct fx *x, size_t *len)
+{
+	site_at(x, 1)->module = 77;
+}
+static void m_target_module(struct fx *x, size_t *len)
+{
+	((struct cs_target_block *)block_at(x, 2))->module = 55;
+}
+static void m_truncated(struct fx *x, size_t *len)
+{
+	*len -= 5000;
+}
+static void m_capacity(struct fx *x, size_t *len)
+{
+	fx_header(x)->capacity = 9000;
+}
+static void m_used_unaligned(struct fx *x, size_t *len)
+{
+	/* The end 4 bytes into the last block's header. */
+	struct cs_site_block *s = site_at(x, 2);
+	uint64_t off = (uint64_t)((unsigned char *)s - x->buf);
+
+	s->hdr.size = 0xfff0;
+	fx_header(x)->used = off + 4;
+}
+/* Not damage: */
+static void m_zero_end(struct fx *x, size_t *len)
+{
+	site_at(x, 2)->hdr.size = 0;
+}
+static void m_unknown_type(struct fx *x, size_t *len)
+{
+	block_at(x, 4)->type = 77;
+}
+static void m_unpublished(struct fx *x, size_t *len)
+{
+	block_at(x, 5)->type = 0;
+}
+static void m_running(struct fx *x, size_t *len)
+{
+	fx_header(x)->state = CS_STATE_RUNNING;
+	fx_header(x)->used &= ~CS_USED_SEALED;
+}
+
+static const struct bad_case bad_cases[] = {
+	{__LINE__, m_magic, 1, "not a cacheshim report (bad magic)"},
+	{__LINE__, m_short, 1, "truncated header (100 bytes, 4096 expected)"},
+	{__LINE__, m_short_hdr, 1, "truncated header"},
+	{__LINE__, m_empty, 1, "bad magic"},
+	{__LINE__, m_version, 1, "unsupported format version 2"},
+	{__LINE__, m_hdrsize, 1, "bad header size 8192"},
+	{__LINE__, m_nevents, 1, "1000 events in the header (at most 16)"},
+	{__LINE__, m_nevents17, 1, "17 events"},
+	{__LINE__, m_used_small, 1, "used size 100 is smaller than the header"},
+	{__LINE__, m_state, 1, "unknown state 7"},
+	{__LINE__, m_program, 1, "program name is not NUL-terminated"},
+	{__LINE__, m_evname, 1, "event 1: name is not NUL-terminated"},
+	{__LINE__, m_evempty, 1, "event 0: empty name"},
+	{__LINE__, m_bsize12, 0, "bad size 12"},
+	{__LINE__, m_bsize4, 0, "block at offset 4096: bad size 4"},
+	{__LINE__, m_bsize_huge, 0, "runs past the end"},
+	{__LINE__, m_site_nev, 0, "3 events, the header has 2"},
+	{__LINE__, m_site_small, 0, "site block at offset"},
+	{__LINE__, m_module_path, 0, "path is not NUL-terminated"},
+	{__LINE__, m_module_id0, 0, "id 0"},
+	{__LINE__, m_build_id_len, 0, "build id of 33 bytes"},
+	{__LINE__, m_dup_target, 0, "two targets with id 1"},
+	{__LINE__, m_target_name, 0, "name is not NUL-terminated"},
+	{__LINE__, m_dangling_target, 0, "refers to target 99, which does not exist"},
+	{__LINE__, m_dangling_module, 0, "refers to module 77, which does not exist"},
+	{__LINE__, m_target_module, 0, "refers to module 55"},
+	{__LINE__, m_truncated, 0, "truncated: the header says"},
+	{__LINE__, m_capacity, 0, "exceeds the capacity 9000"},
+	{__LINE__, m_used_unaligned, 0, "truncated block header"},
+	{__LINE__, m_zero_end, 0, NULL},
+	{__LINE__, m_unknown_type, 0, NULL},
+	{__LINE__, m_unpublished, 0, NULL},
+	{__LINE__, m_running, 0, NULL},
+};
+
+static void test_rejections(void)
+{
+	struct fx *x;
+	struct cs_file *f;
+	char err[512];
+	size_t i, len;
+	int ret, ok;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		const char *path = tmp_path("bad.rpt");
+		FILE *fp;
+
+		x = sample();
+		/* Room for the file's capacity, so that only the mutation
+		 * makes it short. */
+		fx_header(x)->capacity = x->len;
+		fx_header(x)->used = x->len | CS_USED_SEALED;
+		len = x->len;
+		c->mutate(x, &len);
+		fp = fopen(path, "wb");
+		CU_ASSERT_FATAL(fp != NULL);
+		CU_ASSERT(fwrite(x->buf, 1, len, fp) == len);
+		fclose(fp);
+
+		err[0] = '\0';
+		f = NULL;
+		ret = cs_reader_load(path, &f, err, sizeof(err));
+		if (c->reject) {
+			ok = ret < 0 && f == NULL && strstr(err, c->msg) &&
+			     strncmp(err, path, strlen(path)) == 0;
+		} else if (c->msg) {
+			ok = ret == 0 && f && strstr(f->damage, c->msg);
+		} else {
+			ok = ret == 0 && f && f->damage[0] == '\0';
+		}
+		CU_ASSERT(ok);
+		if (!ok)
+			printf("\nline %d: ret %d, err '%s', damage '%s'\n", c->line, ret, err,
+			       f ? f->damage : "");
+		/* The same through cs_reader_parse. */
+		cs_reader_free(f);
+		f = NULL;
+		ret = cs_reader_parse(x->buf, len, "mem", &f, err, sizeof(err));
+		CU_ASSERT(c->reject ? ret < 0 : ret == 0);
+		cs_reader_free(f);
+		fx_free(x);
+	}
+}
+
+static void test_running_crashed(void)
+{
+	struct fx *x = sample();
+	struct cs_file *f = NULL;
+	char err[512];
+	size_t z;
+
+	/* A crash: a reserved block whose size was never written, and used
+	 * past it; the file still has its full capacity. */
+	z = fx_block(x, CS_BLOCK_SITE, 64);
+	((struct cs_block *)fx_at(x, z))->size = 0;
+	((struct cs_block *)fx_at(x, z))->type = 0;
+	x->used = x->len + 4096; /* beyond the written bytes */
+	CU_ASSERT_FATAL(fx_write(x, tmp_path("crash.rpt"), 0, 1 << 20) == 0);
+	CU_ASSERT_EQUAL_FATAL(cs_reader_load(tmp_path("crash.rpt"), &f, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(f->incomplete);
+	CU_ASSERT_STRING_EQUAL(f->damage, "");
+	CU_ASSERT_EQUAL(f->nsites, 3);
+	CU_ASSERT_EQUAL(f->end, z);
+	cs_reader_free(f);
+	fx_free(x);
+}
+
+static void test_not_regular(void)
+{
+	struct cs_file *f;
+	char err[512];
+
+	CU_ASSERT_EQUAL(cs_reader_load("/tmp", &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/tmp: not a regular file"));
+	CU_ASSERT(cs_reader_load("/nonexistent/x", &f, err, sizeof(err)) == -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/x: cannot open"));
+	CU_ASSERT(cs_reader_load("/dev/null", &f, err, sizeof(err)) < 0);
+}
+
+/* Every truncation and many random byte changes: the reader either
+ * rejects or returns a file whose pointers hold (ASan and the fuzz
+ * harness in tests/robust check the bytes; this checks the logic). */
+static void test_mutations(void)
+{
+	struct fx *x = sample();
+	unsigned char *buf = malloc(x->len);
+	uint64_t rng = 12345, acc = 0;
+	struct cs_file *f;
+	char err[512];
+	size_t len, i, k;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	fx_header(x)->capacity = x->len;
+	fx_header(x)->used = x->len | CS_USED_SEALED;
+	for (len = 0; len <= x->len; len += 8) {
+		if (cs_reader_parse(x->buf, len, "cut", &f, err, sizeof(err)) == 0) {
+			CU_ASSERT(f->end <= len);
+			CU_ASSERT(len >= x->len || f->damage[0] != '\0');
+			cs_reader_free(f);
+		}
+	}
+	for (i = 0; i < 3000; i++) {
+		memcpy(buf, x->buf, x->len);
+		for (k = 0; k < 1 + i % 8; k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			/* Mostly the header and block headers: where it matters. */
+			buf[(k & 1) ? rng % 256 + (rng >> 32) % 3 * 4096 : (rng >> 8) % x->len] =
+				(unsigned char)(rng >> 40);
+		}
+		if (cs_reader_parse(buf, x->len, "mut", &f, err, sizeof(err)) == 0) {
+			for (k = 0; k < f->nsites; k++)
+				acc += cs_reader_target(f, f->sites[k]->target)->id;
+			cs_reader_free(f);
+		}
+	}
+	CU_ASSERT(acc > 0);
+	free(buf);
+	fx_free(x);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned fails;
+	char cmd[128];
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return CU_get_error();
+	s = CU_add_suite("report_reader", NULL, NULL);
+	CU_add_test(s, "round trip", test_round_trip);
+	CU_add_test(s, "rejections and damage", test_rejections);
+	CU_add_test(s, "crashed file", test_running_crashed);
+	CU_add_test(s, "not a regular file", test_not_regular);
+	CU_add_test(s, "truncations and mutations", test_mutations);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	fails = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fails++;
+	return fails ? 1 : 0;
+}
