@@ -93,6 +93,8 @@ enum cs_block_type {
 	CS_BLOCK_TARGET = 2, /* struct cs_target_block */
 	CS_BLOCK_SITE = 3, /* struct cs_site_block */
 	CS_BLOCK_THREAD = 4, /* struct cs_thread_block */
+	CS_BLOCK_NESTED = 5, /* struct cs_nested_block */
+	CS_BLOCK_SERIES = 6, /* struct cs_series_block */
 };
 
 struct cs_block {
@@ -175,9 +177,99 @@ struct cs_site_block {
 	uint64_t calls; /* measured calls that returned */
 	uint64_t entered; /* calls that entered the wrapper */
 	uint64_t dropped; /* returned, but the reading was unusable */
-	uint64_t reserved;
+	uint64_t nested; /* file offset of its cs_nested_block, 0 if none */
 	struct cs_stat stat[];
 };
+
+/* Inclusive and exclusive values of the calls of one site during which
+ * other wrapped calls returned (a target calling a target).  Made at the
+ * first such call.  Exclusive = inclusive minus the nested calls'
+ * inclusive values.  The exclusive distribution of all calls of the site
+ * is its cs_site_block stat minus stat[0, n) plus stat[n, 2n) (the other
+ * calls had nothing nested: exclusive = inclusive). */
+struct cs_nested_block {
+	struct cs_block hdr;
+	uint64_t site; /* file offset of the cs_site_block */
+	uint64_t calls; /* calls with something nested */
+	uint32_t nevents;
+	uint32_t reserved;
+	struct cs_stat stat[]; /* 2 * nevents: inclusive, then exclusive */
+};
+
+/* Series over time: per (thread, target), successive windows of
+ * 2^shift calls each.  When all CS_SERIES_WINDOWS windows are used,
+ * adjacent windows merge pairwise and shift grows by one, so the whole
+ * run is kept at the finest resolution that fits.  Window i covers the
+ * calls [i << shift, (i + 1) << shift) of that thread to that target.
+ * A window is struct cs_window followed by nevents struct cs_wstat. */
+#define CS_SERIES_WINDOWS 1024u
+#define CS_WHIST_EXACT 16u
+#define CS_WHIST_SUB_BITS 3u
+#define CS_WHIST_BUCKETS (CS_WHIST_EXACT + (CS_HIST_MAX_BITS - 4u) * (1u << CS_WHIST_SUB_BITS))
+
+struct cs_window {
+	uint64_t calls; /* calls recorded in this window */
+	uint64_t first_tsc; /* rdtsc at the end of its first call */
+};
+
+struct cs_wstat {
+	uint64_t sum, min, max;
+	uint32_t hist[CS_WHIST_BUCKETS]; /* coarse: 8 buckets per power of two */
+};
+
+struct cs_series_block {
+	struct cs_block hdr;
+	uint32_t target; /* cs_target_block.id */
+	uint32_t tid;
+	uint32_t nevents;
+	uint32_t shift; /* log2 of the calls per window */
+	uint64_t calls; /* calls recorded in all windows */
+	uint64_t skipped; /* calls that arrived while the windows were merging */
+	uint64_t window_size; /* bytes of one window (cs_window + wstats) */
+	uint64_t reserved;
+	/* CS_SERIES_WINDOWS windows of window_size bytes follow */
+};
+
+/* Bucket of v in a window histogram. */
+static inline unsigned cs_whist_index(uint64_t v)
+{
+	unsigned k;
+
+	if (v < CS_WHIST_EXACT)
+		return (unsigned)v;
+	k = 63u - (unsigned)__builtin_clzll(v); /* k >= 4 */
+	if (k >= CS_HIST_MAX_BITS)
+		return CS_WHIST_BUCKETS - 1u;
+	return CS_WHIST_EXACT + (k - 4u) * (1u << CS_WHIST_SUB_BITS) +
+	       (unsigned)((v >> (k - CS_WHIST_SUB_BITS)) & ((1u << CS_WHIST_SUB_BITS) - 1u));
+}
+
+/* Smallest value in window-histogram bucket b. */
+static inline uint64_t cs_whist_lower(unsigned b)
+{
+	unsigned k, s;
+
+	if (b < CS_WHIST_EXACT)
+		return b;
+	k = 4u + (b - CS_WHIST_EXACT) / (1u << CS_WHIST_SUB_BITS);
+	s = (b - CS_WHIST_EXACT) % (1u << CS_WHIST_SUB_BITS);
+	return (1ull << k) + ((uint64_t)s << (k - CS_WHIST_SUB_BITS));
+}
+
+static inline uint64_t cs_window_size(unsigned nevents)
+{
+	return sizeof(struct cs_window) + (uint64_t)nevents * sizeof(struct cs_wstat);
+}
+
+static inline uint64_t cs_series_block_size(unsigned nevents)
+{
+	return sizeof(struct cs_series_block) + CS_SERIES_WINDOWS * cs_window_size(nevents);
+}
+
+static inline uint64_t cs_nested_block_size(unsigned nevents)
+{
+	return sizeof(struct cs_nested_block) + 2ull * nevents * sizeof(struct cs_stat);
+}
 
 /* Bucket of value v. */
 static inline unsigned cs_hist_index(uint64_t v)
