@@ -193,8 +193,12 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 		n++;
 	}
 	/* Something must be measured: with nothing usable, fall back to tsc. */
-	if (!cs_g.nperf && cs_g.tsc_index < 0 && n < CS_MAX_EVENTS) {
+	if (!cs_g.nperf && cs_g.tsc_index < 0) {
 		cs_log("no requested event can be counted; measuring tsc instead");
+		/* All slots taken by failed events: tsc takes the last one. */
+		if (n == CS_MAX_EVENTS)
+			n--;
+		memset(&hdr->events[n], 0, sizeof(hdr->events[n]));
 		strcpy(hdr->events[n].name, "tsc");
 		hdr->events[n].kind = CS_EVENT_TSC;
 		hdr->events[n].flags = CS_EVENT_COUNTED;

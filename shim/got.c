@@ -138,6 +138,16 @@ static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t s
 		return cur;
 	ver = needed_version(d, sym);
 	p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	if (!p && d->name && *d->name) {
+		/* Not in the global scope: a module loaded RTLD_LOCAL resolves in
+		 * its own scope (itself and its dependencies). */
+		void *h = dlopen(d->name, RTLD_LAZY | RTLD_NOLOAD);
+
+		if (h) {
+			p = ver ? dlvsym(h, name, ver) : dlsym(h, name);
+			dlclose(h);
+		}
+	}
 	return (uint64_t)(uintptr_t)p;
 }
 

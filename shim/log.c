@@ -22,6 +22,11 @@ void cs_log(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
+	/* One line, whatever the user's values held: no control characters. */
+	for (int i = 0; i < n; i++) {
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	}
 	buf[n++] = '\n';
 	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
 		/* Nothing to do: stderr is gone. */
