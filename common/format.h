@@ -191,6 +191,9 @@ struct cs_nested_block {
 	struct cs_block hdr;
 	uint64_t site; /* file offset of the cs_site_block */
 	uint64_t calls; /* calls with something nested */
+	uint64_t children; /* nested calls made during those calls: each one's
+			    * own bracket cost (the calibration target) is still
+			    * inside the exclusive values */
 	uint32_t nevents;
 	uint32_t reserved;
 	struct cs_stat stat[]; /* 2 * nevents: inclusive, then exclusive */

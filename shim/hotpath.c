@@ -162,6 +162,66 @@ static inline void store_if(uint64_t *p, uint64_t v, int less)
 	}
 }
 
+/* The nesting stack: where nested calls add their values for the
+ * enclosing call's exclusive (self) values.  It lives in the thread's own
+ * memory, never in a trampoline frame: after a longjmp or an exception a
+ * frame's memory belongs to someone else.  Entries whose frame lies at or
+ * below a new frame's address are dead (that stack was unwound) and are
+ * dropped.  An entry is written before depth is raised, so a signal
+ * handler's call in between overwrites it at worst (that call then has no
+ * nesting data); memory safety never depends on it. */
+static inline struct cs_nest *nest_at(const struct cs_thread *t, uint64_t i)
+{
+	return (struct cs_nest *)((char *)t->nest + i * t->nest_stride);
+}
+
+static inline void nest_push(struct cs_thread *t, struct cs_frame *f)
+{
+	uint64_t d = t->depth;
+	struct cs_nest *e;
+	unsigned i;
+
+	while (d && nest_at(t, d - 1)->frame <= (uint64_t)(uintptr_t)f)
+		d--;
+	f->nest = 0;
+	if (t->nest && d < CS_NEST_DEPTH) {
+		e = nest_at(t, d);
+		e->frame = (uint64_t)(uintptr_t)f;
+		e->nchildren = 0;
+		for (i = 0; i < cs_g.nevents; i++)
+			e->child[i] = 0;
+		f->nest = ++d;
+	}
+	t->depth = d;
+}
+
+/* Takes the call's nested sums into f and gives its values to the
+ * enclosing call, if that is still live. */
+static inline void nest_pop(struct cs_thread *t, struct cs_frame *f, const uint64_t *v)
+{
+	uint64_t d = t->depth, self = (uint64_t)(uintptr_t)f;
+	struct cs_nest *e;
+	unsigned i;
+
+	f->nchildren = 0;
+	if (f->nest && f->nest <= d && (e = nest_at(t, f->nest - 1))->frame == self) {
+		for (i = 0; i < cs_g.nevents; i++)
+			f->child[i] = e->child[i];
+		f->nchildren = e->nchildren;
+		d = f->nest - 1;
+	} else {
+		while (d && nest_at(t, d - 1)->frame <= self)
+			d--;
+	}
+	t->depth = d;
+	if (!d || !v)
+		return;
+	e = nest_at(t, d - 1);
+	for (i = 0; i < cs_g.nevents; i++)
+		add64(&e->child[i], v[i]);
+	inc64(&e->nchildren);
+}
+
 void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site)
 {
 	uint64_t avail;
@@ -174,6 +234,7 @@ void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block 
 	if (f->stack_args >= t->stack_lo && f->stack_args < t->stack_hi)
 		avail = t->stack_hi - f->stack_args;
 	f->copy_qwords = (avail < cs_window ? avail : cs_window) / 8;
+	nest_push(t, f);
 	cs_hot_read(t, &f->start);
 	f->tsc_start = rdtsc_begin();
 }
@@ -238,30 +299,139 @@ static inline void stat_add(struct cs_stat *st, int first, uint64_t v)
 	inc64(&st->hist[cs_hist_index(v)]);
 }
 
-void cs_hot_exit(struct cs_frame *f)
+static inline void inc32(uint32_t *p)
 {
-	uint64_t tsc_end = rdtsc_end();
-	struct cs_thread *t = cs_tls_thread;
-	struct cs_site_block *site = f->site;
-	struct cs_group_read end;
+	__asm__ volatile("incl %0" : "+m"(*p) : : "cc");
+}
+
+static inline void wstat_add(struct cs_wstat *w, int first, uint64_t v)
+{
+	add64(&w->sum, v);
+	if (first) {
+		w->min = v;
+		w->max = v;
+	} else {
+		store_if(&w->min, v, 1);
+		store_if(&w->max, v, 0);
+	}
+	inc32(&w->hist[cs_whist_index(v)]);
+}
+
+/* Adds the values of call number n (from series_claim) to its window. */
+static void series_add(struct cs_series_block *s, uint64_t n, const uint64_t *v, uint64_t tsc_end)
+{
+	/* shift is read now: a handler's call may have merged the windows
+	 * since n was claimed, and n's window moved with it. */
+	struct cs_window *win =
+		(struct cs_window *)((char *)(s + 1) + (n >> s->shift) * s->window_size);
+	struct cs_wstat *ws = (struct cs_wstat *)(win + 1);
+	int first = win->calls == 0;
 	unsigned i;
+
+	if (first)
+		win->first_tsc = tsc_end;
+	for (i = 0; i < cs_g.nevents; i++)
+		wstat_add(&ws[i], first, v[i]);
+	inc64(&win->calls);
+}
+
+/* Exchange-and-add in one instruction: a signal handler's call on this
+ * thread gets the next number, never the same one. */
+static inline uint64_t xadd64(uint64_t *p, uint64_t v)
+{
+	__asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(*p) : : "cc");
+	return v;
+}
+
+/* The values of the finished call in f, by event index. */
+static inline void call_values(const struct cs_thread *t, const struct cs_frame *f, uint64_t *v)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.nevents; i++)
+		v[i] = 0;
+	for (i = 0; i < t->nperf; i++)
+		v[t->perf_event[i]] = f->end.values[i] - f->start.values[i];
+	if (cs_g.tsc_index >= 0)
+		v[cs_g.tsc_index] = f->tsc_end - f->tsc_start;
+}
+
+uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
+{
+	struct cs_site_block *site = f->site;
+	struct cs_nested_block *nb = NULL;
+	struct cs_series_block *sb = NULL;
+	uint64_t v[CS_MAX_EVENTS], nth = 0;
+	unsigned i, n = cs_g.nevents;
 	int first;
 
-	end.nr = 0;
-	cs_hot_read(t, &end);
+	/* Everything this call needs must exist before anything is written:
+	 * the slow path makes it and calls again. */
+	if (f->nchildren) {
+		if (!site->nested)
+			return CS_EXIT_SLOW;
+		nb = (struct cs_nested_block *)((char *)cs_g.hdr + site->nested);
+	}
+	if (t->series) {
+		sb = t->series[f->target_idx];
+		if (!sb)
+			return CS_EXIT_SLOW;
+		if (t->series_busy) {
+			/* A signal handler's call while the windows merge. */
+			inc64(&sb->skipped);
+			sb = NULL;
+		} else {
+			/* Claim this call's number; all windows full: give it back,
+			 * merge first. */
+			nth = xadd64(&sb->calls, 1);
+			if ((nth >> sb->shift) >= CS_SERIES_WINDOWS) {
+				add64(&sb->calls, (uint64_t)-1);
+				return CS_EXIT_SLOW;
+			}
+		}
+	}
+	call_values(t, f, v);
+	first = site->calls == 0;
+	for (i = 0; i < n; i++)
+		stat_add(&site->stat[i], first, v[i]);
+	if (nb) {
+		int nfirst = nb->calls == 0;
+
+		for (i = 0; i < n; i++) {
+			/* Noise can make the nested sum exceed the total. */
+			uint64_t self = v[i] > f->child[i] ? v[i] - f->child[i] : 0;
+
+			stat_add(&nb->stat[i], nfirst, v[i]);
+			stat_add(&nb->stat[n + i], nfirst, self);
+		}
+		add64(&nb->children, f->nchildren);
+		inc64(&nb->calls);
+	}
+	if (sb)
+		series_add(sb, nth, v, f->tsc_end);
+	inc64(&site->calls);
+	return 0;
+}
+
+uint64_t cs_hot_exit(struct cs_frame *f)
+{
+	struct cs_thread *t = cs_tls_thread;
+	uint64_t v[CS_MAX_EVENTS];
+
+	f->tsc_end = rdtsc_end();
+	f->end.nr = 0;
+	cs_hot_read(t, &f->end);
 	/* A perf reading is usable only if both reads succeeded and the group
 	 * ran the whole call: its off-PMU time (enabled - running, from read()
 	 * or from the mmap page alike) did not grow (no multiplexing). */
-	if (t->group_fd >= 0 && (!end.nr || !f->start.nr ||
-				 end.time_enabled - end.time_running !=
+	if (t->group_fd >= 0 && (!f->end.nr || !f->start.nr ||
+				 f->end.time_enabled - f->end.time_running !=
 					 f->start.time_enabled - f->start.time_running)) {
-		inc64(&site->dropped);
-		return;
+		nest_pop(t, f, NULL);
+		inc64(&f->site->dropped);
+		return 0;
 	}
-	first = site->calls == 0;
-	for (i = 0; i < t->nperf; i++)
-		stat_add(&site->stat[t->perf_event[i]], first, end.values[i] - f->start.values[i]);
-	if (cs_g.tsc_index >= 0)
-		stat_add(&site->stat[cs_g.tsc_index], first, tsc_end - f->tsc_start);
-	inc64(&site->calls);
+	call_values(t, f, v);
+	nest_pop(t, f, v);
+	return cs_hot_record(t, f);
 }

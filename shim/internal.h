@@ -44,6 +44,7 @@ struct cs_settings {
 	unsigned window; /* stack bytes copied, multiple of 16 */
 	uint64_t capacity; /* bytes reserved for the report file */
 	uint64_t session; /* CACHESHIM_SESSION, set by `cacheshim run` */
+	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 };
 
@@ -104,10 +105,15 @@ struct cs_frame {
 	uint64_t tsc_start; /* 0x90 */
 	uint64_t rcx_out, rsi_out, rdi_out, r8_out, r9_out, r10_out, r11_out;
 	struct cs_group_read start; /* counters at entry */
+	struct cs_group_read end; /* counters at exit */
+	uint64_t tsc_end;
+	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
+	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
+	uint64_t nchildren; /* nested measured calls that returned */
 	uint64_t rflags; /* last slot: pushed by the trampoline at rbp-8 */
 };
 
-#define CS_FRAME_SIZE 0x170u
+#define CS_FRAME_SIZE 0x2a0u
 _Static_assert(sizeof(struct cs_frame) == CS_FRAME_SIZE, "cs_frame layout");
 _Static_assert(offsetof(struct cs_frame, target_addr) == 0x48, "frame");
 _Static_assert(offsetof(struct cs_frame, copy_qwords) == 0x50, "frame");
@@ -147,6 +153,15 @@ struct cs_site_table {
 	struct cs_site_slot slot[];
 };
 
+/* Entry of a thread's nesting stack (see hotpath.c). */
+struct cs_nest {
+	uint64_t frame; /* address of the call's cs_frame */
+	uint64_t nchildren; /* nested calls that returned */
+	uint64_t child[]; /* their values, by event index */
+};
+
+#define CS_NEST_DEPTH 16384u /* deeper calls are measured, not nested */
+
 struct cs_thread {
 	int ready; /* 0: not measuring in this thread (PASS) */
 	int group_fd; /* perf group leader, -1 when only tsc */
@@ -159,6 +174,11 @@ struct cs_thread {
 	uint64_t stack_lo, stack_hi; /* this thread's stack */
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
+	struct cs_series_block **series; /* by target index; NULL: series off */
+	int series_busy; /* windows are being merged */
+	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
+	uint64_t nest_stride;
+	uint64_t depth; /* entries in use */
 	uint32_t tid;
 };
 
@@ -176,7 +196,14 @@ extern __thread unsigned cs_tls_guard;
 
 /* ---- hotpath.c (built -mgeneral-regs-only) ---- */
 uint64_t cs_hot_enter(struct cs_frame *f);
-void cs_hot_exit(struct cs_frame *f);
+/* Returns 0, or CS_EXIT_SLOW when a block must be made first
+ * (cs_thread_exit_slow, with the extended state saved). */
+uint64_t cs_hot_exit(struct cs_frame *f);
+#define CS_EXIT_SLOW 1u
+/* Adds the values of the finished call in f to its site, nested block and
+ * series.  Returns CS_EXIT_SLOW, having written nothing, when one of those
+ * does not exist yet or the series must merge its windows first. */
+uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f);
 /* Reads the thread's counter group into out (out->nr = 0 on failure). */
 void cs_hot_read(struct cs_thread *t, struct cs_group_read *out);
 /* Starts measuring the call of frame f at site: counts the entry, sizes
@@ -271,6 +298,9 @@ struct cs_thread;
 /* Sets up the calling thread (counters, site table).  Returns
  * CS_ENTER_MEASURE or CS_ENTER_PASS (thread could not be set up). */
 uint64_t cs_thread_enter_slow(struct cs_frame *f);
+/* Makes the nested or series block the finished call in f needs (or
+ * merges series windows), then records the call.  Returns 0. */
+uint64_t cs_thread_exit_slow(struct cs_frame *f);
 /* Finds or creates the site block of (target, callsite, key) for thread t.
  * Returns NULL when the file is full. */
 struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,

@@ -210,6 +210,14 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 			err = -EINVAL;
 		}
 	}
+	s->series = 1;
+	v = getenv_fn("CACHESHIM_SERIES");
+	if (v) {
+		if (!parse_uint("CACHESHIM_SERIES", v, 0, 1, &n))
+			s->series = (int)n;
+		else
+			err = -EINVAL;
+	}
 	v = getenv_fn("CACHESHIM_QUIET");
 	s->quiet = v && *v && strcmp(v, "0") != 0;
 	return err;

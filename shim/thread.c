@@ -4,6 +4,7 @@
  * thread exits.  The thread's site blocks stay in the report file. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -73,6 +74,10 @@ static struct cs_thread *thread_create(void)
 		return NULL;
 	}
 	stack_bounds(t);
+	if (cs_g.settings.series)
+		t->series = map_zeroed(CS_MAX_TARGETS * sizeof(*t->series));
+	t->nest_stride = sizeof(struct cs_nest) + cs_g.nevents * sizeof(uint64_t);
+	t->nest = map_zeroed(CS_NEST_DEPTH * t->nest_stride);
 	t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
@@ -90,6 +95,10 @@ static struct cs_thread *thread_create(void)
 
 static void thread_free(struct cs_thread *t)
 {
+	if (t->series)
+		munmap(t->series, CS_MAX_TARGETS * sizeof(*t->series));
+	if (t->nest)
+		munmap(t->nest, CS_NEST_DEPTH * t->nest_stride);
 	cs_events_close_thread(t);
 	table_free_all(t->sites);
 	munmap(t, sizeof(*t));
@@ -213,6 +222,110 @@ pass:
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	cs_tls_guard--;
 	return CS_ENTER_PASS;
+}
+
+static struct cs_nested_block *make_nested(struct cs_site_block *site)
+{
+	struct cs_nested_block *nb =
+		cs_output_reserve((uint32_t)cs_nested_block_size(cs_g.nevents));
+
+	if (!nb)
+		return NULL;
+	nb->site = (uint64_t)((char *)site - (char *)cs_g.hdr);
+	nb->nevents = cs_g.nevents;
+	cs_output_publish(nb, CS_BLOCK_NESTED);
+	__atomic_store_n(&site->nested, (uint64_t)((char *)nb - (char *)cs_g.hdr),
+			 __ATOMIC_RELEASE);
+	return nb;
+}
+
+static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
+{
+	uint64_t size = cs_series_block_size(cs_g.nevents);
+	struct cs_series_block *sb;
+
+	if (size > UINT32_MAX || !(sb = cs_output_reserve((uint32_t)size)))
+		return NULL;
+	sb->target = cs_g.targets[idx].id;
+	sb->tid = t->tid;
+	sb->nevents = cs_g.nevents;
+	sb->window_size = cs_window_size(cs_g.nevents);
+	cs_output_publish(sb, CS_BLOCK_SERIES);
+	__atomic_store_n(&t->series[idx], sb, __ATOMIC_RELEASE);
+	return sb;
+}
+
+/* All windows used: window i becomes windows 2i and 2i+1 merged, and each
+ * window covers twice as many calls.  In place: window i is written only
+ * after windows 2i, 2i+1 >= i were read. */
+static void merge_windows(struct cs_series_block *sb)
+{
+	char *base = (char *)(sb + 1);
+	unsigned i, e, b, n = sb->nevents;
+
+	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
+		struct cs_window *dst = (struct cs_window *)(base + i * sb->window_size);
+		struct cs_window *a = (struct cs_window *)(base + 2 * i * sb->window_size);
+		struct cs_window *c = (struct cs_window *)(base + (2 * i + 1) * sb->window_size);
+		struct cs_wstat *wd = (struct cs_wstat *)(dst + 1);
+		struct cs_wstat *wa = (struct cs_wstat *)(a + 1);
+		struct cs_wstat *wc = (struct cs_wstat *)(c + 1);
+
+		for (e = 0; e < n; e++) {
+			struct cs_wstat m = wa[e];
+
+			m.sum += wc[e].sum;
+			if (c->calls && (!a->calls || wc[e].min < m.min))
+				m.min = wc[e].min;
+			if (c->calls && (!a->calls || wc[e].max > m.max))
+				m.max = wc[e].max;
+			for (b = 0; b < CS_WHIST_BUCKETS; b++) {
+				uint64_t sum = (uint64_t)m.hist[b] + wc[e].hist[b];
+
+				/* Saturate: after ~2^42 calls of one thread. */
+				m.hist[b] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+			}
+			wd[e] = m;
+		}
+		dst->first_tsc = a->calls ? a->first_tsc : c->first_tsc;
+		dst->calls = a->calls + c->calls;
+	}
+	/* A plain loop, not memset: this runs without the re-entry guard, and
+	 * memset may be a target. */
+	for (uint64_t *z = (uint64_t *)(base + (CS_SERIES_WINDOWS / 2) * sb->window_size),
+		      *end = (uint64_t *)(base + CS_SERIES_WINDOWS * sb->window_size);
+	     z < end; z++)
+		*z = 0;
+	sb->shift++;
+}
+
+uint64_t cs_thread_exit_slow(struct cs_frame *f)
+{
+	struct cs_thread *t = cs_tls_thread;
+	struct cs_site_block *site = f->site;
+
+	/* No re-entry guard here: nothing below calls libc (reserving is a
+	 * compare-and-swap, merging plain loops), so a signal handler's calls
+	 * meanwhile are measured too. */
+	if (f->nchildren && !site->nested && !make_nested(site)) {
+		/* File full: keep the call's inclusive values at least. */
+		f->nchildren = 0;
+	}
+	if (t->series) {
+		struct cs_series_block *sb = t->series[f->target_idx];
+
+		if (!sb && !make_series(t, (uint32_t)f->target_idx)) {
+			/* File full: no more series in this thread (the table stays
+			 * mapped: a handler may be reading it). */
+			t->series = NULL;
+		} else if (sb && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
+			t->series_busy = 1;
+			merge_windows(sb);
+			t->series_busy = 0;
+		}
+	}
+	cs_hot_record(t, f);
+	return 0;
 }
 
 int cs_thread_init(void)

@@ -25,7 +25,7 @@
  * the shim never uses).
  */
 
-#define FS 0x170 /* CS_FRAME_SIZE */
+#define FS 0x2a0 /* CS_FRAME_SIZE */
 #define F(off) ((off) - FS)(%rbp)
 #define F_RDI F(0x00)
 #define F_RSI F(0x08)
@@ -51,6 +51,45 @@
 #define F_R9_OUT F(0xb8)
 #define F_R10_OUT F(0xc0)
 #define F_R11_OUT F(0xc8)
+
+/* Calls the C function \func(frame) with the whole extended state (vector,
+ * x87, mask registers) saved around it, below the current rsp: slow-path
+ * C code may use any of it.  Leaves the function's result in rax. */
+.macro SLOW_CALL func
+	subq cs_xsave_size(%rip), %rsp
+	andq $-64, %rsp
+	movl cs_xsave_mask(%rip), %eax
+	movl cs_xsave_mask+4(%rip), %edx
+	testl %eax, %eax
+	jz .Lfx\@
+	xorl %ecx, %ecx			/* XRSTOR faults on a dirty header */
+	movq %rcx, 512(%rsp)
+	movq %rcx, 520(%rsp)
+	movq %rcx, 528(%rsp)
+	movq %rcx, 536(%rsp)
+	movq %rcx, 544(%rsp)
+	movq %rcx, 552(%rsp)
+	movq %rcx, 560(%rsp)
+	movq %rcx, 568(%rsp)
+	xsave64 (%rsp)
+	jmp .Lsaved\@
+.Lfx\@:
+	fxsave64 (%rsp)
+.Lsaved\@:
+	leaq -FS(%rbp), %rdi
+	call \func
+	movq %rax, F_RESULT
+	movl cs_xsave_mask(%rip), %eax
+	movl cs_xsave_mask+4(%rip), %edx
+	testl %eax, %eax
+	jz .Lfxr\@
+	xrstor64 (%rsp)
+	jmp .Lrestored\@
+.Lfxr\@:
+	fxrstor64 (%rsp)
+.Lrestored\@:
+	movq F_RESULT, %rax
+.endm
 
 	.text
 	.globl cs_trampoline
@@ -90,36 +129,8 @@ cs_trampoline:
 	cmpq $2, %rax			/* CS_ENTER_SLOW */
 	jne 1f
 
-	/* Slow path: save the extended state around C code that may use it. */
-	subq cs_xsave_size(%rip), %rsp
-	andq $-64, %rsp
-	movl cs_xsave_mask(%rip), %eax
-	movl cs_xsave_mask+4(%rip), %edx
-	testl %eax, %eax
-	jz 2f
-	xorl %ecx, %ecx			/* XRSTOR faults on a dirty header */
-	movq %rcx, 512(%rsp)
-	movq %rcx, 520(%rsp)
-	movq %rcx, 528(%rsp)
-	movq %rcx, 536(%rsp)
-	movq %rcx, 544(%rsp)
-	movq %rcx, 552(%rsp)
-	movq %rcx, 560(%rsp)
-	movq %rcx, 568(%rsp)
-	xsave64 (%rsp)
-	jmp 3f
-2:	fxsave64 (%rsp)
-3:	leaq -FS(%rbp), %rdi
-	call cs_thread_enter_slow
-	movq %rax, F_RESULT
-	movl cs_xsave_mask(%rip), %eax
-	movl cs_xsave_mask+4(%rip), %edx
-	testl %eax, %eax
-	jz 4f
-	xrstor64 (%rsp)
-	jmp 5f
-4:	fxrstor64 (%rsp)
-5:	movq F_RESULT, %rax
+	/* Slow path: thread set-up, new call site. */
+	SLOW_CALL cs_thread_enter_slow
 
 1:	testq %rax, %rax		/* CS_ENTER_PASS */
 	jz .Lpass
@@ -159,7 +170,10 @@ cs_trampoline_return:			/* a target's return address */
 	cld
 	leaq -FS(%rbp), %rdi
 	call cs_hot_exit
-	movq F_RAX_OUT, %rax
+	testq %rax, %rax		/* CS_EXIT_SLOW: a block to make */
+	jz 6f
+	SLOW_CALL cs_thread_exit_slow
+6:	movq F_RAX_OUT, %rax
 	movq F_RDX_OUT, %rdx
 	movq F_RCX_OUT, %rcx
 	movq F_RSI_OUT, %rsi
