@@ -216,6 +216,21 @@ static void test_session_and_quiet(void)
 	CU_ASSERT_FALSE(s.quiet);
 }
 
+static void test_series(void)
+{
+	static const char *const none[] = { NULL };
+	static const char *const off[] = { "CACHESHIM_SERIES=0", NULL };
+	static const char *const bad[] = { "CACHESHIM_SERIES=2", NULL };
+	struct cs_settings s;
+
+	CU_ASSERT_EQUAL(parse(&s, none), 0);
+	CU_ASSERT_EQUAL(s.series, 1);
+	CU_ASSERT_EQUAL(parse(&s, off), 0);
+	CU_ASSERT_EQUAL(s.series, 0);
+	CU_ASSERT_EQUAL(parse(&s, bad), -EINVAL);
+	CU_ASSERT_EQUAL(s.series, 1);
+}
+
 static void test_match(void)
 {
 	static const char *const env[] = {"CACHESHIM_TARGETS=rb_hash_*,memcpy:arg3,st_[a-l]ookup",
@@ -265,6 +280,7 @@ int main(void)
 	CU_add_test(suite, "events", test_events);
 	CU_add_test(suite, "numbers", test_numbers);
 	CU_add_test(suite, "session and quiet", test_session_and_quiet);
+	CU_add_test(suite, "series", test_series);
 	CU_add_test(suite, "glob matching", test_match);
 	CU_add_test(suite, "output path", test_output_path);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
