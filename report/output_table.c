@@ -19,6 +19,12 @@ void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
 		snprintf(mod, modlen, "*");
 		return;
 	}
+	if (row->k.module == 0 && row->k.offset == 0) {
+		/* Call site 0: the shim's overflow row (CACHESHIM_MAX_SITES). */
+		snprintf(cs, cslen, "[overflow]");
+		snprintf(mod, modlen, "*");
+		return;
+	}
 	if (row->k.module == 0 || row->k.module > r->nmodules) {
 		snprintf(cs, cslen, "0x%llx", (unsigned long long)row->k.offset);
 		snprintf(mod, modlen, "?");

@@ -89,6 +89,7 @@ static void after_fork_child(void)
 	cs_tls_guard++;
 	cs_g.enabled = 0;
 	cs_g.pid = getpid();
+	cs_g.nsites = 0;
 	cs_thread_after_fork();
 	/* The target blocks live in the parent's mapping: copy them first. */
 	for (i = 0; i < cs_g.ntargets; i++) {
@@ -138,6 +139,11 @@ __attribute__((constructor)) static void cs_init(void)
 	if (cs_output_open() < 0)
 		goto out;
 	cs_events_setup(&cs_g.settings, cs_g.hdr);
+	/* Sites may use at most half the file: the other half is for series,
+	 * nested blocks and the overflow rows. */
+	cs_g.max_sites = cs_g.settings.max_sites
+				 ? cs_g.settings.max_sites
+				 : cs_g.settings.capacity / 2 / cs_site_block_size(cs_g.nevents);
 	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
 	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
 		goto out;

@@ -45,6 +45,7 @@ struct cs_settings {
 	uint64_t capacity; /* bytes reserved for the report file */
 	uint64_t session; /* CACHESHIM_SESSION, set by `cacheshim run` */
 	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
+	uint64_t max_sites; /* CACHESHIM_MAX_SITES, 0 = from the capacity */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 };
 
@@ -320,6 +321,8 @@ struct cs_global {
 	struct cs_file_event events[CS_MAX_EVENTS]; /* as in the file header */
 	char hdr_program[CS_PROGRAM_MAX]; /* /proc/self/exe */
 	int enabled; /* 0: inert */
+	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
+	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
 	pid_t pid;

@@ -210,6 +210,13 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 			err = -EINVAL;
 		}
 	}
+	v = getenv_fn("CACHESHIM_MAX_SITES");
+	if (v) {
+		if (!parse_uint("CACHESHIM_MAX_SITES", v, 1, 100000000, &n))
+			s->max_sites = n;
+		else
+			err = -EINVAL;
+	}
 	s->series = 1;
 	v = getenv_fn("CACHESHIM_SERIES");
 	if (v) {

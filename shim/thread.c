@@ -12,6 +12,7 @@
 #include "shim/internal.h"
 
 #define CS_SITE_TABLE_MIN 1024u
+#define CS_SITE_TABLE_MAX (1u << 22) /* slots: 128 MB of thread memory */
 
 static pthread_key_t thread_key;
 /* Threads that could not be set up, or are exiting: they pass through. */
@@ -149,40 +150,88 @@ static int grow_table(struct cs_thread *t)
 	return 0;
 }
 
-struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
-				     uint64_t key)
+static struct cs_site_block *table_get(const struct cs_site_table *tab, uint32_t target,
+				       uint64_t callsite, uint64_t key)
 {
-	struct cs_site_slot in = {.callsite = callsite, .key = key, .target = target};
-	struct cs_site_table *tab = t->sites;
-	uint64_t h, base = 0;
-	struct cs_site_block *b;
+	uint64_t h;
 
 	for (h = cs_site_hash(target, callsite, key);; h++) {
-		struct cs_site_slot *s = &tab->slot[h & tab->mask];
+		const struct cs_site_slot *s = &tab->slot[h & tab->mask];
 
 		if (!s->site)
-			break;
+			return NULL;
 		if (s->callsite == callsite && s->target == target && s->key == key)
 			return s->site;
 	}
-	if ((tab->nsites + 1) * 2 > tab->mask + 1 && grow_table(t) < 0)
-		return NULL;
-	b = cs_output_reserve((uint32_t)cs_site_block_size(cs_g.nevents));
+}
+
+/* Makes and publishes a site block; callsite 0 is the overflow row. */
+static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
+				      uint64_t key)
+{
+	struct cs_site_block *b = cs_output_reserve((uint32_t)cs_site_block_size(cs_g.nevents));
+	uint64_t base = 0;
+
 	if (!b) {
-		CS_LOG_ONCE("report file full (CACHESHIM_CAPACITY_MB); new call sites "
+		CS_LOG_ONCE("report file full (CACHESHIM_CAPACITY_MB); calls of new call sites "
 			    "are not recorded");
 		return NULL;
 	}
 	b->target = target;
 	b->tid = t->tid;
 	b->callsite = callsite;
-	b->module = cs_modules_lookup(callsite, &base);
+	if (callsite)
+		b->module = cs_modules_lookup(callsite, &base);
 	b->offset = callsite - base;
 	b->nevents = cs_g.nevents;
 	b->key = key;
 	cs_output_publish(b, CS_BLOCK_SITE);
-	in.site = b;
+	return b;
+}
+
+/* Puts (target, callsite, key) -> b in the thread's table, growing it
+ * while it is below the size limit.  Returns 0 or -ENOSPC (not cached:
+ * that call site's calls take the slow path each time, still counted). */
+static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key,
+		    struct cs_site_block *b)
+{
+	struct cs_site_slot in = {.callsite = callsite, .key = key, .target = target, .site = b};
+	struct cs_site_table *tab = t->sites;
+
+	if ((tab->nsites + 1) * 2 > tab->mask + 1) {
+		if (tab->mask + 1 >= CS_SITE_TABLE_MAX || grow_table(t) < 0)
+			return -ENOSPC;
+	}
 	table_put(t->sites, &in);
+	return 0;
+}
+
+struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
+				     uint64_t key)
+{
+	struct cs_site_block *b = table_get(t->sites, target, callsite, key);
+
+	if (b)
+		return b;
+	/* Beyond CACHESHIM_MAX_SITES call sites in the process, new ones share
+	 * one overflow row per (thread, target, key): the file stays bounded
+	 * and no call goes uncounted. */
+	if (__atomic_fetch_add(&cs_g.nsites, 1, __ATOMIC_RELAXED) >= cs_g.max_sites) {
+		CS_LOG_ONCE("more than %llu call sites (CACHESHIM_MAX_SITES); further ones are "
+			    "counted in an overflow row per function",
+			    (unsigned long long)cs_g.max_sites);
+		b = table_get(t->sites, target, 0, key);
+		if (!b) {
+			b = new_site(t, target, 0, key);
+			if (!b || remember(t, target, 0, key, b) < 0)
+				return b;
+		}
+	} else {
+		b = new_site(t, target, callsite, key);
+		if (!b)
+			return NULL;
+	}
+	remember(t, target, callsite, key, b);
 	return b;
 }
 
