@@ -145,7 +145,7 @@ static void choose_defaults(struct cs_settings *s)
 		strcat(line, list[i]);
 	}
 	s->nevents = n;
-	cs_log("CACHESHIM_EVENTS not set; measuring %s%s", line,
+	cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line,
 	       pmu ? "" : " (no hardware PMU visible: virtual machine?)");
 }
 

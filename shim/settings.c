@@ -168,8 +168,6 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	v = getenv_fn("CACHESHIM_EVENTS");
 	if (v && each_token(s, "CACHESHIM_EVENTS", v, CS_EVENT_NAME_MAX - 1, parse_event) < 0)
 		err = -EINVAL;
-	if (v && !s->nevents)
-		cs_log("CACHESHIM_EVENTS names no usable event; using the defaults");
 	s->events_defaulted = !s->nevents;
 
 	v = getenv_fn("CACHESHIM_OUTPUT");

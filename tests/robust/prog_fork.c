@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* Wrapped calls on both sides of fork and vfork.
+ *
+ * Usage:
+ *   prog_fork fork K N   makes N/2 calls, forks K children that make N
+ *                        calls each and exit, makes the other N - N/2
+ *                        calls: (K + 1) * N calls in K + 1 processes, and
+ *                        no child may count the calls its parent made
+ *                        before the fork.
+ *   prog_fork vfork N PROG ARGS...
+ *                        makes N/2 calls, vforks a child that execs PROG
+ *                        with ARGS (the parent's memory is shared until
+ *                        then), then a second child whose exec fails and
+ *                        that _exits; then the other N - N/2 calls.
+ * The children of fork make their calls from the call site of the
+ * parent's first N/2, the parent makes its other calls from a new one.
+ * Prints the sums; exits 1 if a child failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/robust/robust.h"
+
+static long calls(long from, long n)
+{
+	long i, s = 0;
+
+	for (i = from; i < from + n; i++)
+		s += rt_leaf(i);
+	return s;
+}
+
+/* The parent's calls after fork and vfork come from this other call site:
+ * they need a new site block, which a file sealed or unmapped behind the
+ * parent's back (by a child) could no longer give. */
+__attribute__((noinline)) static long calls_late(long from, long n)
+{
+	long i, s = 0;
+
+	for (i = from; i < from + n; i++)
+		s += rt_leaf(i) * 1;
+	__asm__ volatile("" ::: "memory");
+	return s;
+}
+
+/* The sum calls(from, n) must have. */
+static long expect(long from, long n)
+{
+	return n * (2 * from + n - 1) + n;
+}
+
+static int wait_for(pid_t pid, int want)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != want) {
+		fprintf(stderr, "child %d: status 0x%x, want exit %d\n", (int)pid, st, want);
+		return -1;
+	}
+	return 0;
+}
+
+static int do_fork(int k, long n)
+{
+	pid_t pid[64];
+	long s;
+	int i, bad = 0;
+
+	s = calls(0, n / 2);
+	fflush(stdout);
+	for (i = 0; i < k; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid[i] == 0)
+			exit(calls(1000 * (i + 1), n) == expect(1000 * (i + 1), n) ? 0 : 1);
+	}
+	s += calls_late(n / 2, n - n / 2);
+	for (i = 0; i < k; i++)
+		bad |= wait_for(pid[i], 0);
+	printf("parent sum %ld (want %ld), %d children %s\n", s, expect(0, n), k,
+	       bad ? "FAILED" : "ok");
+	return bad || s != expect(0, n);
+}
+
+static int do_vfork(long n, char **argv)
+{
+	static char *const nothing[] = {"cs-no-such-program", NULL};
+	pid_t pid;
+	long s;
+	int bad = 0;
+
+	s = calls(0, n / 2);
+	fflush(stdout);
+	pid = vfork();
+	if (pid < 0) {
+		perror("vfork");
+		return 1;
+	}
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	bad |= wait_for(pid, 0);
+	pid = vfork();
+	if (pid == 0) {
+		execv("/nonexistent/cs-no-such-program", nothing);
+		_exit(127);
+	}
+	bad |= wait_for(pid, 127);
+	s += calls_late(n / 2, n - n / 2);
+	printf("parent sum %ld (want %ld), vfork children %s\n", s, expect(0, n),
+	       bad ? "FAILED" : "ok");
+	return bad || s != expect(0, n);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "fork") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
+		return do_fork(atoi(argv[2]), atol(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "vfork"))
+		return do_vfork(atol(argv[2]), argv + 3);
+	fprintf(stderr, "usage: %s fork K N | vfork N PROG ARGS...\n", argv[0]);
+	return 2;
+}

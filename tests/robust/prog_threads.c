@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* T threads each make N wrapped calls, then exit before the program does.
+ *
+ * Usage: prog_threads T N.  Prints the sum of the results, which depends
+ * on T and N only.  T = 0 makes the N calls in the main thread. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/robust/robust.h"
+
+static long ncalls;
+
+static void *worker(void *arg)
+{
+	long i, s = 0;
+
+	for (i = 0; i < ncalls; i++)
+		s += rt_leaf(i);
+	*(long *)arg = s;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t tid[64];
+	long sum[64], total = 0;
+	int t, n;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s THREADS CALLS\n", argv[0]);
+		return 2;
+	}
+	n = atoi(argv[1]);
+	ncalls = atol(argv[2]);
+	if (n < 0 || n > 64) {
+		fprintf(stderr, "%s: 0 to 64 threads\n", argv[0]);
+		return 2;
+	}
+	if (n == 0) {
+		worker(&total);
+	} else {
+		for (t = 0; t < n; t++) {
+			if (pthread_create(&tid[t], NULL, worker, &sum[t])) {
+				fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
+				return 1;
+			}
+		}
+		for (t = 0; t < n; t++) {
+			pthread_join(tid[t], NULL);
+			total += sum[t];
+		}
+	}
+	printf("%d threads x %ld calls: sum %ld\n", n, ncalls, total);
+	return 0;
+}

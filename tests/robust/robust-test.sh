@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+# Sourced by tests/robust/test_*.sh: the preload tier's helpers
+# (tests/preload/run-test.sh: $T, shim_run, plain_run, same_output,
+# report_csv, csv_select, csv_one, fail, show) plus what the robustness
+# tests need on top: several report files at once, sums over CSV rows,
+# extra clean-up on exit.
+
+. "${CS_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/tests/preload/run-test.sh"
+
+# The robustness test programs (real executables with an rpath).
+R=$CS_BUILDDIR/tests/robust
+
+# Clean-up commands run at exit before $T is removed (cleanup_add CMD).
+CS_CLEANUP=
+cleanup_add()
+{
+	CS_CLEANUP="$1; $CS_CLEANUP"
+}
+trap 'eval "$CS_CLEANUP"; rm -rf "$T"' EXIT
+
+# No core files from the crash tests.
+ulimit -c 0 2>/dev/null || true
+
+# expect_status NAME WANT: run NAME ended with status WANT ($status).
+expect_status()
+{
+	if [ "$status" -ne "$2" ]; then
+		show "$T/$1.err"
+		fail "'$1' exited with status $status, want $2"
+	fi
+}
+
+# report_files NAME FILE... [-- ARGS...]: `cacheshim report --format csv
+# ARGS FILE...` into $T/NAME.csv, its stderr into $T/NAME.rerr.
+report_files()
+{
+	local name=$1 files=() args=()
+
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		files+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	args=("$@")
+	if ! "$CS_CMD" report --format csv "${args[@]}" "${files[@]}" \
+		>"$T/$name.csv" 2>"$T/$name.rerr"; then
+		show "$T/$name.rerr"
+		fail "cacheshim report ${args[*]} ${files[*]} failed"
+	fi
+}
+
+# csv_sum NAME FILTER COLUMN: the sum of COLUMN over the rows of
+# $T/NAME.csv that match FILTER (0 when none does).
+csv_sum()
+{
+	csv_select "$T/$1.csv" "$2" "$3" | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# want_count NAME FILTER COLUMN WANT: csv_sum must be WANT.
+want_count()
+{
+	local got
+
+	got=$(csv_sum "$1" "$2" "$3")
+	if [ "$got" != "$4" ]; then
+		show "$T/$1.csv"
+		fail "'$1': $3 of rows $2 add up to $got, want $4"
+	fi
+}
+
+# not_returned NAME FILTER: entered - calls - dropped summed over the
+# rows matching FILTER (use one event so that rows are not counted twice).
+not_returned()
+{
+	csv_select "$T/$1.csv" "$2" entered,calls,dropped |
+		awk -F'\t' '{ s += $1 - $2 - $3 } END { printf "%d\n", s }'
+}
+
+# incomplete_said NAME: `cacheshim report` said the file is incomplete.
+incomplete_said()
+{
+	grep -qi 'incomplete' "$T/$1.rerr"
+}
+
+# only_shim_lines FILE: every line of FILE starts with "cacheshim:".
+only_shim_lines()
+{
+	if grep -qv '^cacheshim: ' "$1"; then
+		show "$1"
+		fail "$(basename "$1"): a line that does not start with 'cacheshim: '"
+	fi
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# exec: the file of the old image is sealed (complete) with every call it
+# made, also after an exec that failed first; the new image, which still
+# has LD_PRELOAD, is profiled in a file of its own (same pid, so the name
+# clashes and gets .1, .2, ...); without LD_PRELOAD it is not.  Each exec
+# function the shim wraps is used once.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+# The p-variants look prog_exec up in PATH.
+PATH=$R:$PATH
+
+# chain NAME N HOW...: runs prog_exec N HOW... with and without the shim
+# and checks the files of its images (image i made 2 * (N + i) calls, the
+# last one N + i, and only the first IMAGES images were profiled).
+chain()
+{
+	local name=$1 n=$2 images=$3 i f want got
+
+	shift 3
+	plain_run ${name}_plain "$R/prog_exec" $n "$@"
+	expect_status ${name}_plain 0
+	mkdir "$T/$name"
+	status=0
+	CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+		CACHESHIM_OUTPUT="$T/$name/out.%p" LD_PRELOAD=$CS_SHIM \
+		"$R/prog_exec" $n "$@" >"$T/$name.out" 2>"$T/$name.err" || status=$?
+	expect_status $name 0
+	same_output ${name}_plain $name
+	no_shim_lines $name
+	got=$(find "$T/$name" -type f | wc -l)
+	[ "$got" -eq "$images" ] || {
+		ls -l "$T/$name" >&2
+		fail "$name: $got report files, want $images"
+	}
+	for ((i = 0; i < images; i++)); do
+		if [ $i -eq 0 ]; then
+			f=$(find "$T/$name" -type f -name 'out.*[0-9]' ! -name 'out.*.*')
+		else
+			f=$(find "$T/$name" -type f -name "out.*.$i")
+		fi
+		[ -n "$f" ] || fail "$name: no file for image $i"
+		if [ $i -lt $(($# )) ]; then
+			want=$((2 * (n + i)))
+		else
+			want=$((n + i))
+		fi
+		report_files $name$i "$f" -- --by function
+		if incomplete_said $name$i; then
+			show "$T/$name$i.rerr"
+			fail "$name: the file of image $i ($f) is not complete"
+		fi
+		row=$(csv_one $name$i "function=rt_leaf,event=tsc" calls,entered)
+		[ "$row" = "$want	$want" ] || {
+			show "$T/$name$i.csv"
+			fail "$name: image $i has calls, entered = $row, want $want"
+		}
+	done
+	echo "$name: $*: $images images profiled, exact counts"
+}
+
+chain v 100 5 execve execv execvp execvpe
+chain l 200 5 execl execlp execle fexecve
+# LD_PRELOAD dropped at the exec: the first image's file only.
+chain noshim 300 1 execve-noshim

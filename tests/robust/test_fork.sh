@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fork: each child re-opens its counters and writes a file of its own,
+# without the calls its parent made before the fork; `cacheshim report`
+# merges the files and `cacheshim run` prints one table for the whole
+# process tree.  A parent and 8 children making 1,000 calls each: exactly
+# 9,000.  vfork: a child that execs (the parent's memory is shared until
+# then) leaves the parent's file intact, and so does one whose exec fails.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+K=8
+N=1000
+
+# --- fork, files merged by `cacheshim report` -------------------------
+plain_run plain "$R/prog_fork" fork $K $N
+expect_status plain 0
+mkdir "$T/fork"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc,perf::PAGE-FAULTS CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/fork/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" fork $K $N >"$T/fork.out" 2>"$T/fork.err" || status=$?
+expect_status fork 0
+same_output plain fork
+no_shim_lines fork
+nfiles=$(find "$T/fork" -type f | wc -l)
+[ "$nfiles" -eq $((K + 1)) ] || fail "$nfiles report files, want $((K + 1)) (parent and $K children)"
+# Each process has its own N, no more: a child counting its parent's
+# calls made before the fork would have more.
+for f in "$T"/fork/out.*; do
+	report_files one "$f" -- --by function
+	want_count one "function=rt_leaf,event=tsc" calls $N
+	want_count one "function=rt_leaf,event=perf::PAGE-FAULTS" calls $N
+	! incomplete_said one || { show "$T/one.rerr"; fail "$f is incomplete"; }
+done
+report_files merged "$T"/fork/out.* -- --by function
+want_count merged "function=rt_leaf,event=tsc" calls $(((K + 1) * N))
+want_count merged "function=rt_leaf,event=tsc" entered $(((K + 1) * N))
+want_count merged "function=rt_leaf,event=perf::PAGE-FAULTS" calls $(((K + 1) * N))
+echo "fork: $nfiles files, $(((K + 1) * N)) calls merged"
+
+# --- fork under `cacheshim run`: one table for the tree ----------------
+mkdir "$T/run"
+status=0
+"$CS_CMD" run -e tsc -t rt_leaf -o "$T/run/out.%p" -- "$R/prog_fork" fork $K $N \
+	>"$T/run.out" 2>"$T/run.err" || status=$?
+expect_status run 0
+same_output plain run
+# The summary table (on stderr) has one rt_leaf row, with all the calls.
+rows=$(awk '$1 == "rt_leaf"' "$T/run.err")
+if [ "$(printf '%s\n' "$rows" | grep -c .)" -ne 1 ] ||
+	[ "$(printf '%s\n' "$rows" | awk '{ print $2 }')" != $(((K + 1) * N)) ]; then
+	show "$T/run.err"
+	fail "cacheshim run: want one rt_leaf row with $(((K + 1) * N)) calls"
+fi
+grep -q "$((K + 1)) report files" "$T/run.err" || {
+	show "$T/run.err"
+	fail "cacheshim run: the summary does not say it merged $((K + 1)) files"
+}
+echo "cacheshim run: one table, $(((K + 1) * N)) calls"
+
+# --- vfork: a child that execs a profiled program, one whose exec fails --
+M=500
+plain_run vplain "$R/prog_fork" vfork $N "$R/prog_threads" 0 $M
+expect_status vplain 0
+mkdir "$T/vfork"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/vfork/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" vfork $N "$R/prog_threads" 0 $M >"$T/vfork.out" 2>"$T/vfork.err" ||
+	status=$?
+expect_status vfork 0
+same_output vplain vfork
+no_shim_lines vfork
+nfiles=$(find "$T/vfork" -type f | wc -l)
+[ "$nfiles" -eq 2 ] || fail "vfork: $nfiles report files, want 2 (parent, exec'd child)"
+counts=
+for f in "$T"/vfork/out.*; do
+	report_files one "$f" -- --by function
+	[ ! -s "$T/one.rerr" ] || { show "$T/one.rerr"; fail "vfork: report of $f complains"; }
+	row=$(csv_one one "function=rt_leaf,event=tsc" calls,entered)
+	counts="$counts ${row%%	*}"
+	[ "${row%%	*}" = "${row##*	}" ] || fail "vfork: $f has calls, entered = $row"
+done
+counts=$(echo $counts | tr ' ' '\n' | sort -n | tr '\n' ' ')
+[ "$counts" = "$M $N " ] || fail "vfork: per-file calls are $counts, want $M (child) and $N (parent)"
+echo "vfork: parent $N calls, exec'd child $M calls, both files complete"

@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Threads: each thread opens its own counters at its first call, and its
+# site blocks stay in the file after it exits.  8 threads x 100,000 calls
+# (all threads gone before the program ends) must be exactly 800,000
+# calls, for a perf event read per thread as well as for tsc.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+THREADS=8
+CALLS=100000
+WANT=$((THREADS * CALLS))
+
+plain_run plain "$R/prog_threads" $THREADS $CALLS
+expect_status plain 0
+for events in tsc tsc,perf::PAGE-FAULTS; do
+	name=shim_${events//[^a-z]/_}
+	shim_run $name $events rt_leaf "$R/prog_threads" $THREADS $CALLS
+	expect_status $name 0
+	same_output plain $name
+	no_shim_lines $name
+	report_csv $name --by function
+	for ev in ${events//,/ }; do
+		row=$(csv_one $name "function=rt_leaf,event=$ev" calls,entered,dropped)
+		[ "$row" = "$WANT	$WANT	0" ] || {
+			show "$T/$name.csv"
+			fail "$events: rt_leaf $ev has calls, entered, dropped = $row, want $WANT $WANT 0"
+		}
+	done
+	echo "$events: $WANT calls in $THREADS threads"
+done
+
+# The same in the main thread alone: no thread is special.
+plain_run plain0 "$R/prog_threads" 0 $CALLS
+shim_run shim0 tsc rt_leaf "$R/prog_threads" 0 $CALLS
+expect_status shim0 0
+same_output plain0 shim0
+report_csv shim0 --by function
+want_count shim0 "function=rt_leaf,event=tsc" calls $CALLS
