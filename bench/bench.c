@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* The `make bench` driver: times calls of tiny library functions through the PLT. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+
+/*
+ * bench [-m MODE] [-n CALLS] [-k CHUNKS] [-w WARMUP] [-t THREADS] [-o FILE]
+ *
+ * Writes to FILE (default stdout) one line: nanoseconds per call, then how
+ * many chunks it was taken from and how many were timed.  Each of THREADS
+ * threads (default 1; -t runs them as new threads, else the main thread
+ * works) makes WARMUP untimed calls (lazy binding, a tool's per-thread and
+ * per-site set-up and the first touch of its data all happen there), waits
+ * for the others, then times CHUNKS chunks of CALLS calls each.
+ *
+ * Other developers build and test on the same two CPUs, so a chunk's wall
+ * time may include time the thread spent preempted.  A chunk during which
+ * the thread was switched out involuntarily (getrusage RUSAGE_THREAD
+ * ru_nivcsw grew) is left out; so, with several threads, is a chunk that
+ * ended after another thread had finished (it ran with less contention).
+ * The number is the median of the chunks left, or of all chunks if none
+ * is left, divided by THREADS: the time per call of the whole process, so
+ * that `-t 1` and `-t 2` give the throughput ratio.  CPU time would not
+ * do: a tracer like ltrace does its work while the traced thread waits.
+ *
+ * Results go to a file because the peers (uftrace, ltrace, bpftrace) print
+ * on the same terminal.  Modes:
+ *   loop         bench_inc from one call site
+ *   sites        bench_inc from 10,000 distinct call sites
+ *   targets1     bench_f0 from 1,000 call sites
+ *   targets1000  bench_f0 .. bench_f999, one call site each
+ *   pmu          prints 1 if a hardware cycles counter opens here, else 0
+ */
+
+enum mode { LOOP, SITES, TARGETS1, TARGETS1000 };
+
+#define MAX_THREADS 16
+
+static struct {
+	enum mode mode;
+	long calls, chunks, warmup;
+	int threads, spawn;
+	pthread_barrier_t start;
+	int finished; /* threads done with their chunks */
+} opt = {.mode = LOOP, .calls = 100000, .chunks = 30, .warmup = 100000, .threads = 1};
+
+/* Per-thread samples: ns per call of each chunk, and whether it counts. */
+struct samples {
+	double *ns;
+	char *clean;
+	long x;
+};
+
+/* The calls counted per invocation of each mode's unit of work. */
+static long unit_calls(void)
+{
+	switch (opt.mode) {
+	case SITES:
+		return BENCH_SITES;
+	case TARGETS1:
+	case TARGETS1000:
+		return BENCH_TARGETS;
+	default:
+		return 1;
+	}
+}
+
+/* noinline: the loop stays one call site whatever the optimizer does. */
+static __attribute__((noinline)) long loop(long n, long x)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		x = bench_inc(x);
+	return x;
+}
+
+/* Makes about n calls (rounded down to whole units); returns a value
+ * that depends on every call, so none can be left out. */
+static long work(long n, long x)
+{
+	long units = n / unit_calls(), i;
+
+	switch (opt.mode) {
+	case LOOP:
+		return loop(n, x);
+	case SITES:
+		for (i = 0; i < units; i++)
+			x = bench_sites(x);
+		return x;
+	case TARGETS1:
+		for (i = 0; i < units; i++)
+			x = bench_targets_one(x);
+		return x;
+	case TARGETS1000:
+		for (i = 0; i < units; i++)
+			x = bench_targets_many(x);
+		return x;
+	}
+	return x;
+}
+
+static volatile long sink;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static long preemptions(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return ru.ru_nivcsw;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void *thread_main(void *arg)
+{
+	struct samples *s = arg;
+	long made = opt.calls / unit_calls() * unit_calls(), c;
+
+	s->x = work(opt.warmup, s->x);
+	if (opt.threads > 1)
+		pthread_barrier_wait(&opt.start);
+	for (c = 0; c < opt.chunks; c++) {
+		long p0 = preemptions();
+		double t0 = now_ns();
+
+		s->x = work(opt.calls, s->x);
+		s->ns[c] = (now_ns() - t0) / (double)made;
+		s->clean[c] =
+			preemptions() == p0 && !__atomic_load_n(&opt.finished, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&opt.finished, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Runs the threads; returns ns per call of the process, or -1. */
+static double run(long *used, long *total)
+{
+	struct samples s[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	long n = opt.chunks * opt.threads, k = 0, c;
+	double *all = calloc((size_t)n, sizeof(*all)), med;
+	int i, clean;
+
+	if (!all || opt.calls < unit_calls())
+		return -1;
+	for (i = 0; i < opt.threads; i++) {
+		s[i].ns = calloc((size_t)opt.chunks, sizeof(double));
+		s[i].clean = calloc((size_t)opt.chunks, 1);
+		s[i].x = i;
+		if (!s[i].ns || !s[i].clean)
+			return -1;
+	}
+	if (opt.threads > 1)
+		pthread_barrier_init(&opt.start, NULL, (unsigned)opt.threads);
+	if (!opt.spawn) {
+		thread_main(&s[0]);
+	} else {
+		for (i = 0; i < opt.threads; i++)
+			if (pthread_create(&tid[i], NULL, thread_main, &s[i]) != 0)
+				return -1;
+		for (i = 0; i < opt.threads; i++)
+			pthread_join(tid[i], NULL);
+	}
+	/* The clean chunks if there are any, else all of them. */
+	for (clean = 1; clean >= 0 && !k; clean--)
+		for (i = 0; i < opt.threads; i++)
+			for (c = 0; c < opt.chunks; c++)
+				if (!clean || s[i].clean[c])
+					all[k++] = s[i].ns[c];
+	for (i = 0; i < opt.threads; i++)
+		sink += s[i].x;
+	qsort(all, (size_t)k, sizeof(*all), cmp_double);
+	med = k % 2 ? all[k / 2] : (all[k / 2 - 1] + all[k / 2]) / 2;
+	free(all);
+	*used = k;
+	*total = n;
+	return med / opt.threads;
+}
+
+/* 1 if a hardware cycles counter opens for this process (a PMU is visible). */
+static int have_pmu(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static long number(const char *s, long min)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min) {
+		fprintf(stderr, "bench: '%s' is not a number >= %ld\n", s, min);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *m = "loop";
+	long used = 0, total = 0;
+	double ns;
+	FILE *f;
+	int c;
+
+	while ((c = getopt(argc, argv, "m:n:k:w:t:o:")) != -1) {
+		switch (c) {
+		case 'm':
+			m = optarg;
+			break;
+		case 'n':
+			opt.calls = number(optarg, 1);
+			break;
+		case 'k':
+			opt.chunks = number(optarg, 1);
+			break;
+		case 'w':
+			opt.warmup = number(optarg, 0);
+			break;
+		case 't':
+			opt.threads = (int)number(optarg, 1);
+			opt.spawn = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			fputs("usage: bench [-m loop|sites|targets1|targets1000|pmu] [-n CALLS] "
+			      "[-k CHUNKS] [-w WARMUP] [-t THREADS] [-o FILE]\n",
+			      stderr);
+			return 2;
+		}
+	}
+	if (opt.threads > MAX_THREADS)
+		opt.threads = MAX_THREADS;
+	if (!strcmp(m, "pmu")) {
+		printf("%d\n", have_pmu());
+		return 0;
+	} else if (!strcmp(m, "loop")) {
+		opt.mode = LOOP;
+	} else if (!strcmp(m, "sites")) {
+		opt.mode = SITES;
+	} else if (!strcmp(m, "targets1")) {
+		opt.mode = TARGETS1;
+	} else if (!strcmp(m, "targets1000")) {
+		opt.mode = TARGETS1000;
+	} else {
+		fprintf(stderr, "bench: unknown mode '%s'\n", m);
+		return 2;
+	}
+	ns = run(&used, &total);
+	if (ns < 0) {
+		fputs("bench: could not run\n", stderr);
+		return 1;
+	}
+	f = out ? fopen(out, "w") : stdout;
+	if (!f) {
+		perror(out);
+		return 1;
+	}
+	fprintf(f, "%.2f %ld %ld\n", ns, total, used);
+	return fclose(f) ? 1 : 0;
+}
