@@ -205,7 +205,7 @@ struct cs_nested_block {
  * run is kept at the finest resolution that fits.  Window i covers the
  * calls [i << shift, (i + 1) << shift) of that thread to that target.
  * A window is struct cs_window followed by nevents struct cs_wstat. */
-#define CS_SERIES_WINDOWS 1024u
+#define CS_SERIES_WINDOWS 256u
 #define CS_WHIST_EXACT 16u
 #define CS_WHIST_SUB_BITS 3u
 #define CS_WHIST_BUCKETS (CS_WHIST_EXACT + (CS_HIST_MAX_BITS - 4u) * (1u << CS_WHIST_SUB_BITS))

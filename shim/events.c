@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/presets.h"
 #include "shim/internal.h"
 
 static int perf_open(struct perf_event_attr *attr, int group_fd)
@@ -71,19 +72,23 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 		       strerror(err));
 }
 
-/* Encodes name with libpfm4 into e.  Returns 0 or -EINVAL (logged). */
-static int encode(const char *name, struct cs_event_enc *e)
+/* Encodes name with libpfm4 into e, for PMU pmu when not NULL (an event
+ * of a preset: "pmu::name", so that it is the detected PMU's event even on
+ * a hybrid CPU).  Returns 0 or -EINVAL (logged). */
+static int encode(const char *name, const char *pmu, struct cs_event_enc *e)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
+	char full[CS_EVENT_NAME_MAX + 64];
 	int ret;
 
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
+	snprintf(full, sizeof(full), "%s%s%s", pmu ? pmu : "", pmu ? "::" : "", name);
 	/* Count user space only unless the event string says otherwise. */
-	ret = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = pfm_get_os_event_encoding(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		cs_log("event '%s': %s (see `cacheshim list`); continuing without it", name,
 		       pfm_strerror(ret));
@@ -116,16 +121,27 @@ static int probe(const char *name, const struct cs_event_enc *e, int quiet_fail)
 	return 0;
 }
 
-/* True when a hardware cycles counter opens: a PMU is visible. */
-static int have_pmu(void)
+/* Returns 0 when a hardware cycles counter opens (a PMU is visible), else
+ * the errno of the attempt.  Probed once. */
+static int pmu_error(void)
 {
+	static int done, err;
 	struct cs_event_enc e = {.kind = CS_EVENT_PERF,
 				 .perf_type = PERF_TYPE_HARDWARE,
 				 .config = PERF_COUNT_HW_CPU_CYCLES,
 				 .exclude_kernel = 1,
 				 .exclude_hv = 1};
 
-	return probe("cycles", &e, 1) == 0;
+	if (!done) {
+		err = -probe("cycles", &e, 1);
+		done = 1;
+	}
+	return err;
+}
+
+static int have_pmu(void)
+{
+	return pmu_error() == 0;
 }
 
 static void choose_defaults(struct cs_settings *s)
@@ -149,8 +165,207 @@ static void choose_defaults(struct cs_settings *s)
 	       pmu ? "" : " (no hardware PMU visible: virtual machine?)");
 }
 
+/* The core PMU libpfm4 detected (or was forced to): the first present one
+ * that has a preset recipe, else the first present one. */
+static struct {
+	int known; /* info is valid */
+	pfm_pmu_info_t info;
+	const struct cs_preset_family *family; /* its recipe, or NULL */
+	unsigned ncore; /* core PMUs present: more than one on hybrid CPUs */
+} detected;
+
+static void detect_pmu(void)
+{
+	pfm_pmu_info_t pi;
+	int i;
+
+	memset(&detected, 0, sizeof(detected));
+	/* A libpfm4 newer than its headers here numbers more PMUs (the
+	 * hybrid Intel ones, for instance). */
+	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX + 512; i++) {
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
+		    pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		detected.ncore++;
+		if (!detected.family && cs_preset_family_of(pi.name)) {
+			detected.family = cs_preset_family_of(pi.name);
+			detected.info = pi;
+			detected.known = 1;
+		} else if (!detected.known) {
+			detected.info = pi;
+			detected.known = 1;
+		}
+	}
+}
+
+/* The events after expanding the presets: names and the PMU to encode
+ * each one for. */
+struct expansion {
+	char name[CS_MAX_EVENTS][CS_EVENT_NAME_MAX];
+	const char *pmu[CS_MAX_EVENTS];
+	unsigned n;
+	int full; /* an event was left out: logged */
+};
+
+static void add_event(struct expansion *x, const char *name, const char *pmu_name)
+{
+	unsigned i;
+
+	for (i = 0; i < x->n; i++)
+		if (!strcmp(x->name[i], name))
+			return;
+	if (x->n == CS_MAX_EVENTS) {
+		if (!x->full)
+			cs_log("CACHESHIM_EVENTS: more than %u events once the presets are "
+			       "expanded; '%s' and later ignored",
+			       CS_MAX_EVENTS, name);
+		x->full = 1;
+		return;
+	}
+	snprintf(x->name[x->n], CS_EVENT_NAME_MAX, "%s", name);
+	x->pmu[x->n++] = pmu_name;
+}
+
+/* Appends ",name" to list ("name" when it is empty). */
+static void append(char *list, size_t len, const char *name)
+{
+	size_t used = strlen(list);
+
+	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
+}
+
+/* Replaces each preset of s->events by the events of the detected PMU's
+ * recipe, in place and without duplicates; where no hardware counter can
+ * count (no PMU, denied, no recipe), by tsc and page faults, saying why
+ * in one line.  pmus[i] receives the PMU prefix to encode event i with. */
+static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
+{
+	static struct expansion x; /* big: not on the constructor's stack */
+	char fell[128] = "", used[128] = "";
+	unsigned i, j, bits, nused = 0, before;
+	int fallback = 0, err = 0;
+
+	memset(&x, 0, sizeof(x));
+	if (pfm_ok)
+		detect_pmu();
+	for (i = 0; i < s->nevents; i++) {
+		bits = cs_preset_bits(s->events[i]);
+		if (!bits) {
+			add_event(&x, s->events[i], NULL);
+			continue;
+		}
+		err = pfm_ok ? pmu_error() : 0;
+		if (!pfm_ok || err || !detected.family) {
+			append(fell, sizeof(fell), s->events[i]);
+			if (!fallback) {
+				add_event(&x, "tsc", NULL);
+				if (pfm_ok)
+					add_event(&x, "perf::PAGE-FAULTS", NULL);
+			}
+			fallback = 1;
+			continue;
+		}
+		before = x.n;
+		for (j = 0; j < detected.family->nevents; j++)
+			if (detected.family->events[j].presets & bits)
+				add_event(&x, detected.family->events[j].event, detected.info.name);
+		if (x.n == before && !x.full)
+			cs_log("%s: the %s recipe has no such events (`cacheshim list %s` shows "
+			       "it); ignored",
+			       s->events[i], detected.family->name, s->events[i]);
+		append(used, sizeof(used), s->events[i]);
+		nused += x.n - before;
+	}
+	if (fallback) {
+		if (!pfm_ok)
+			cs_log("%s: libpfm4 could not be initialized; measuring tsc only", fell);
+		else if (err == EACCES || err == EPERM)
+			cs_log("%s: hardware counters denied by kernel.perf_event_paranoid=%d "
+			       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows them); "
+			       "measuring tsc and page faults only",
+			       fell, paranoid_level());
+		else if (err)
+			cs_log("%s: no hardware PMU visible — virtual machine? measuring tsc and "
+			       "page faults only",
+			       fell);
+		else if (detected.known)
+			cs_log("%s: no recipe for this CPU's PMU '%s' (`cacheshim list @cache "
+			       "--pmu NAME` shows the models that have one); measuring tsc and "
+			       "page faults only",
+			       fell, detected.info.name);
+		else
+			cs_log("%s: libpfm4 does not know this CPU; measuring tsc and page "
+			       "faults only",
+			       fell);
+	}
+	if (used[0] && !s->quiet)
+		cs_log("%s: %u events of the %s recipe for %s (`cacheshim list @PRESET` shows "
+		       "them)",
+		       used, nused, detected.family->name, detected.info.name);
+	/* Hybrid CPUs: one group can only count on one core type. */
+	if (used[0] && detected.ncore > 1 && !s->quiet)
+		cs_log("hybrid CPU: %s counts on %s cores only; calls while a thread runs on "
+		       "another core type are not counted and show as dropped",
+		       used, detected.info.name);
+	for (i = 0; i < x.n; i++) {
+		memcpy(s->events[i], x.name[i], CS_EVENT_NAME_MAX);
+		pmus[i] = x.pmu[i];
+	}
+	s->nevents = x.n;
+}
+
+/* True when perf event e takes a PMU counter. */
+static int hardware(const struct cs_event_enc *e)
+{
+	return e->kind == CS_EVENT_PERF &&
+	       (e->perf_type == PERF_TYPE_HARDWARE || e->perf_type == PERF_TYPE_HW_CACHE ||
+		e->perf_type == PERF_TYPE_RAW || e->perf_type >= PERF_TYPE_MAX);
+}
+
+/* Before the run: a group with more events that need a general-purpose
+ * counter than the PMU has cannot be scheduled.  Says so and suggests
+ * runs that fit, each keeping the inputs of a formula together. */
+static void check_budget(const struct cs_file_header *hdr, unsigned n)
+{
+	const char *names[CS_MAX_EVENTS];
+	char other[160] = "", line[440]; /* cs_log's line holds 512 bytes */
+	uint32_t runs[8];
+	unsigned i, r, k, ngp = 0, limit, nruns;
+
+	if (!detected.known || detected.info.num_cntrs <= 0)
+		return;
+	limit = (unsigned)detected.info.num_cntrs;
+	for (i = 0; i < n; i++) {
+		const struct cs_event_enc *e = &cs_g.enc[i];
+
+		if (hardware(e) && !(detected.info.num_fixed_cntrs > 0 &&
+				     cs_preset_fixed_counter(e->perf_type, e->config)))
+			names[ngp++] = hdr->events[i].name;
+		else if (e->kind == CS_EVENT_TSC || e->kind == CS_EVENT_PERF)
+			append(other, sizeof(other), hdr->events[i].name);
+	}
+	if (ngp <= limit)
+		return;
+	nruns = cs_preset_split(detected.family, names, ngp, limit, runs, 8);
+	cs_log("%u events need a general-purpose counter but %s has %u: the kernel cannot "
+	       "schedule them as one group, so no call would be measured; split them over "
+	       "%u runs and merge the files with `cacheshim report`%s",
+	       ngp, detected.info.name, limit, nruns ? nruns : (ngp + limit - 1) / limit,
+	       nruns ? ":" : "");
+	for (r = 0; r < nruns; r++) {
+		snprintf(line, sizeof(line), "%s", other);
+		for (k = 0; k < ngp; k++)
+			if (runs[r] & (1u << k))
+				append(line, sizeof(line), names[k]);
+		cs_log("  run %u: CACHESHIM_EVENTS=%s", r + 1, line);
+	}
+}
+
 int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 {
+	const char *pmus[CS_MAX_EVENTS] = {NULL};
 	unsigned i, n = 0;
 	int ret;
 
@@ -160,6 +375,7 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 		       pfm_strerror(ret));
 	if (!s->nevents)
 		choose_defaults(s);
+	expand_presets(s, ret == PFM_SUCCESS, pmus);
 
 	cs_g.tsc_index = -1;
 	cs_g.nperf = 0;
@@ -176,7 +392,7 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 			cs_g.tsc_index = (int)n;
 		} else {
 			fe->kind = CS_EVENT_PERF;
-			if (ret == PFM_SUCCESS && !encode(s->events[i], e)) {
+			if (ret == PFM_SUCCESS && !encode(s->events[i], pmus[i], e)) {
 				fe->perf_type = e->perf_type;
 				fe->perf_config = e->config;
 				fe->perf_config1 = e->config1;
@@ -209,6 +425,8 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 	}
 	hdr->nevents = n;
 	cs_g.nevents = n;
+	if (ret == PFM_SUCCESS)
+		check_budget(hdr, n);
 	return (int)n;
 }
 

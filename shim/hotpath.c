@@ -376,7 +376,9 @@ uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
 		sb = t->series[f->target_idx];
 		if (!sb)
 			return CS_EXIT_SLOW;
-		if (t->series_busy) {
+		if (sb == CS_NO_SERIES) {
+			sb = NULL; /* over the series budget */
+		} else if (t->series_busy) {
 			/* A signal handler's call while the windows merge. */
 			inc64(&sb->skipped);
 			sb = NULL;

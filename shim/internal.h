@@ -111,7 +111,7 @@ struct cs_frame {
 	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
-	uint64_t rflags; /* last slot: pushed by the trampoline at rbp-8 */
+	uint64_t unused; /* last slot, at rbp - 8 */
 };
 
 #define CS_FRAME_SIZE 0x2a0u
@@ -125,7 +125,7 @@ _Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
 _Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
 _Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
 _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
-_Static_assert(offsetof(struct cs_frame, rflags) == CS_FRAME_SIZE - 8, "frame");
+_Static_assert(offsetof(struct cs_frame, unused) == CS_FRAME_SIZE - 8, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */
 enum cs_enter_result {
@@ -176,6 +176,7 @@ struct cs_thread {
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
 	struct cs_series_block **series; /* by target index; NULL: series off */
+#define CS_NO_SERIES ((struct cs_series_block *)1) /* over the budget */
 	int series_busy; /* windows are being merged */
 	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
 	uint64_t nest_stride;
@@ -323,6 +324,7 @@ struct cs_global {
 	int enabled; /* 0: inert */
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
+	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
 	pid_t pid;

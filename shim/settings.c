@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/presets.h"
 #include "shim/internal.h"
 
 #define CS_DEFAULT_CAPACITY_MB 256u
@@ -93,6 +94,13 @@ static int parse_event(struct cs_settings *s, const char *tok)
 			       tok);
 			return -EINVAL;
 		}
+	}
+	/* A preset is expanded once the PMU is known (cs_events_setup);
+	 * here only its name is checked. */
+	if (tok[0] == '@' && !cs_preset_bits(tok)) {
+		cs_log("CACHESHIM_EVENTS: '%s' is not a preset (%s); ignored", tok,
+		       CS_PRESET_NAMES);
+		return -EINVAL;
 	}
 	for (i = 0; i < s->nevents; i++) {
 		if (!strcmp(s->events[i], tok))

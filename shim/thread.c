@@ -293,8 +293,16 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	uint64_t size = cs_series_block_size(cs_g.nevents);
 	struct cs_series_block *sb;
 
-	if (size > UINT32_MAX || !(sb = cs_output_reserve((uint32_t)size)))
-		return NULL;
+	/* Series may take a quarter of the file, so that they never crowd
+	 * out the call sites' own rows. */
+	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
+		    cs_g.settings.capacity / 4 ||
+	    size > UINT32_MAX || !(sb = cs_output_reserve((uint32_t)size))) {
+		CS_LOG_ONCE("series over time use a quarter of the report file; functions "
+			    "first called after that have none (CACHESHIM_CAPACITY_MB)");
+		t->series[idx] = CS_NO_SERIES;
+		return CS_NO_SERIES;
+	}
 	sb->target = cs_g.targets[idx].id;
 	sb->tid = t->tid;
 	sb->nevents = cs_g.nevents;
@@ -363,11 +371,9 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	if (t->series) {
 		struct cs_series_block *sb = t->series[f->target_idx];
 
-		if (!sb && !make_series(t, (uint32_t)f->target_idx)) {
-			/* File full: no more series in this thread (the table stays
-			 * mapped: a handler may be reading it). */
-			t->series = NULL;
-		} else if (sb && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
+		if (!sb)
+			make_series(t, (uint32_t)f->target_idx);
+		else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
 			t->series_busy = 1;
 			merge_windows(sb);
 			t->series_busy = 0;

@@ -15,8 +15,9 @@
  * not returned.
  *
  * Registers: every register the target may read (all argument registers,
- * rax for varargs, r10 static chain, r11, rflags) is restored before the
- * call; after the call every general register but rsp/rbp is restored from
+ * rax for varargs, r10 static chain, r11) is restored before the call;
+ * rflags is not (the ABI passes nothing in flags and has every call
+ * clobber them; DF is clear, as the ABI requires at a call); after the call every general register but rsp/rbp is restored from
  * what the target left, so callers that rely on -fipa-ra see the target's
  * own register effects only.  The hooks (cs_hot_enter, cs_hot_exit) are
  * built with -mgeneral-regs-only, so vector and x87 state is never touched
@@ -105,7 +106,6 @@ cs_trampoline:
 	.cfi_offset %rbp, -24
 	movq %rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	pushfq				/* frame.rflags, at rbp - 8 */
 	leaq -FS(%rbp), %rsp
 	movq %rdi, F_RDI
 	movq %rsi, F_RSI
@@ -143,8 +143,6 @@ cs_trampoline:
 	leaq 24(%rbp), %rsi
 	movq %rsp, %rdi
 	rep movsq
-	pushq -8(%rbp)
-	popfq
 	movq F_RDI, %rdi
 	movq F_RSI, %rsi
 	movq F_RDX, %rdx
@@ -186,7 +184,7 @@ cs_trampoline_return:			/* a target's return address */
 	leave
 	.cfi_def_cfa %rsp, 16
 	.cfi_restore %rbp
-	leaq 8(%rsp), %rsp		/* drop the index; lea keeps rflags */
+	leaq 8(%rsp), %rsp		/* drop the index */
 	.cfi_def_cfa_offset 8
 	ret
 
@@ -205,8 +203,7 @@ cs_trampoline_return:			/* a target's return address */
 	movq F_RAX, %rax
 	movq F_R10, %r10
 	movq F_R11, %r11
-	leaq -8(%rbp), %rsp
-	popfq
+	movq %rbp, %rsp
 	popq %rbp
 	.cfi_def_cfa %rsp, 16
 	.cfi_restore %rbp
