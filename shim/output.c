@@ -120,6 +120,11 @@ void *cs_output_reserve(uint32_t size)
 	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + size, 1, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
 	b = (struct cs_block *)((char *)hdr + off);
+	/* Fault every page in now: a block's first touch would otherwise
+	 * happen inside some later call's bracket (an enclosing target's, say)
+	 * and count as that call's page faults. */
+	for (uint64_t p = (off + 4095) & ~4095ull; p < off + size; p += 4096)
+		*(volatile char *)((char *)hdr + p) = 0;
 	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
 	return b;
 }
