@@ -142,7 +142,19 @@ cs_trampoline:
 	movq F_COPY, %rcx
 	leaq 24(%rbp), %rsi
 	movq %rsp, %rdi
-	rep movsq
+	/* Whole 256-byte windows by unrolled moves: rep movsq costs more to
+	 * start than this copy takes. */
+	cmpq $32, %rcx
+	jne 7f
+	.irp off, 0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240
+	movq \off(%rsi), %rax
+	movq \off+8(%rsi), %rdx
+	movq %rax, \off(%rdi)
+	movq %rdx, \off+8(%rdi)
+	.endr
+	jmp 8f
+7:	rep movsq
+8:
 	movq F_RDI, %rdi
 	movq F_RSI, %rsi
 	movq F_RDX, %rdx
