@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* cacheshim list: the events libpfm4 knows here, with their perf encoding. */
+/* cacheshim list: the events libpfm4 knows here, with their perf encoding,
+ * and the presets (@cache, ...) of this PMU's recipe with their formulas. */
+#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -13,8 +17,11 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: cacheshim list [--pmu NAME] [PATTERN]\n"
+	fputs("usage: cacheshim list [--pmu NAME] [@PRESET | PATTERN]\n"
 	      "\n"
+	      "  @PRESET         the recipe of a preset for this PMU: its events with their\n"
+	      "                  encodings and sources, its formulas, the counters it\n"
+	      "                  needs (@cache, @l1, @l2, @l3, @tlb, @ipc, @all)\n"
 	      "  PATTERN         a glob (fnmatch, case-insensitive) or a substring of\n"
 	      "                  PMU::EVENT or PMU::EVENT:UMASK\n"
 	      "  -p, --pmu NAME  list the events of PMU NAME as if this machine had it\n"
@@ -47,8 +54,9 @@ static int matches(const struct filter *f, const char *full)
 }
 
 /* Writes " type T config 0x..." for the event string ev into buf, or
- * "(needs a umask)" and the like when libpfm4 cannot encode it alone. */
-static void encoding(const char *ev, char *buf, size_t len)
+ * "(needs a umask)" and the like when libpfm4 cannot encode it alone.
+ * Returns 0 with *out (when not NULL) set, or the libpfm4 error. */
+static int encode_attr(const char *ev, char *buf, size_t len, struct perf_event_attr *out)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
@@ -61,11 +69,11 @@ static void encoding(const char *ev, char *buf, size_t len)
 	ret = pfm_get_os_event_encoding(ev, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret == PFM_ERR_UMASK) {
 		snprintf(buf, len, "(needs a umask)");
-		return;
+		return ret;
 	}
 	if (ret != PFM_SUCCESS) {
 		snprintf(buf, len, "(cannot encode: %s)", pfm_strerror(ret));
-		return;
+		return ret;
 	}
 	n = snprintf(buf, len, "type %u config 0x%llx", attr.type, (unsigned long long)attr.config);
 	if (attr.config1 && n > 0 && (size_t)n < len)
@@ -74,6 +82,14 @@ static void encoding(const char *ev, char *buf, size_t len)
 	if (attr.config2 && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " config2 0x%llx",
 			 (unsigned long long)attr.config2);
+	if (out)
+		*out = attr;
+	return 0;
+}
+
+static void encoding(const char *ev, char *buf, size_t len)
+{
+	encode_attr(ev, buf, len, NULL);
 }
 
 static void line(const char *name, const char *enc, const char *note)
@@ -140,6 +156,164 @@ static void list_pmu(const pfm_pmu_info_t *pi, const struct filter *f, unsigned 
 	}
 }
 
+/* The core PMU presets are for, as the shim picks it: the first present
+ * one with a recipe, else the first present one.  Returns 0 or -1. */
+static int core_pmu(pfm_pmu_info_t *out)
+{
+	pfm_pmu_info_t pi;
+	int i, found = 0;
+
+	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX + 512; i++) { /* newer libpfm4 */
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
+		    pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		if (cs_preset_family_of(pi.name)) {
+			*out = pi;
+			return 0;
+		}
+		if (!found)
+			*out = pi;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+/* Prints label and text indented by 18 columns, wrapped at 100. */
+static void wrapped(const char *label, const char *text)
+{
+	const char *p = text;
+	int col = printf("%18s%s", "", label), fresh = 1;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (n) {
+			if (!fresh && col + 1 + (int)n > 100)
+				col = printf("\n%18s", "") - 1;
+			else if (!fresh)
+				col += printf(" ");
+			col += printf("%.*s", (int)n, p);
+			fresh = 0;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	putchar('\n');
+}
+
+/* True when no hardware counter opens here (a virtual machine). */
+static int no_pmu_here(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV;
+}
+
+/* cacheshim list @PRESET: the recipe rows of the preset for pi, their
+ * encodings and sources, the formulas they allow and the runs they need
+ * when they do not fit in the counters. */
+static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *pi, int forced)
+{
+	const struct cs_preset_family *const *ff, *f = cs_preset_family_of(pi->name);
+	const char *names[32];
+	char full[256], enc[160];
+	struct perf_event_attr attr;
+	uint32_t mask, runs[8];
+	unsigned i, ngp = 0, nruns, r, shown = 0;
+
+	if (!f) {
+		cs_err("list: no preset recipe for PMU '%s'; recipes exist for:", pi->name);
+		for (ff = cs_preset_families; *ff; ff++)
+			for (i = 0; (*ff)->pmus[i]; i++)
+				fprintf(stderr, "  %s (%s)\n", (*ff)->pmus[i], (*ff)->title);
+		return CS_EXIT_FAIL;
+	}
+	mask = cs_preset_events(f, bits);
+	printf("%s on %s: %s recipe, %s\n", preset, pi->name, f->name, f->title);
+	printf("counters: %d general-purpose, %d fixed\n", pi->num_cntrs, pi->num_fixed_cntrs);
+	if (f->notes)
+		wrapped("", f->notes);
+	if (!forced && no_pmu_here())
+		printf("note: no hardware PMU visible here (virtual machine?): these events "
+		       "would not count on this machine\n");
+	printf("\nevents:\n");
+	for (i = 0; i < f->nevents; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		snprintf(full, sizeof(full), "%s::%s", pi->name, f->events[i].event);
+		if (encode_attr(full, enc, sizeof(enc), &attr) == 0 &&
+		    !(pi->num_fixed_cntrs > 0 && cs_preset_fixed_counter(attr.type, attr.config)))
+			names[ngp++] = f->events[i].event;
+		printf("  %-16s %-52s %s\n", f->events[i].alias, f->events[i].event, enc);
+		wrapped("", f->events[i].what);
+		wrapped("source: ", f->events[i].source);
+		shown++;
+	}
+	if (!shown)
+		printf("  none: the %s recipe has no events for %s\n", f->name, preset);
+	printf("\nformulas (computed by `cacheshim report` from the events above):\n");
+	for (i = 0, shown = 0; i < f->nformulas; i++) {
+		uint32_t in = cs_preset_formula_inputs(f, &f->formulas[i]);
+
+		if (!in || (in & ~mask))
+			continue;
+		printf("  %s = %s (%s)\n", f->formulas[i].name, f->formulas[i].expr,
+		       f->formulas[i].kind == CS_FORMULA_RATIO ? "ratio" : "count");
+		wrapped("", f->formulas[i].what);
+		wrapped("source: ", f->formulas[i].source);
+		shown++;
+	}
+	if (!shown)
+		printf("  none with these events alone (@all shows every formula)\n");
+	if (pi->num_cntrs > 0 && ngp > (unsigned)pi->num_cntrs) {
+		nruns = cs_preset_split(f, names, ngp, (unsigned)pi->num_cntrs, runs, 8);
+		printf("\n%s needs %u general-purpose counters, %s has %d: measure it in %u "
+		       "runs and merge the files with `cacheshim report`:\n",
+		       preset, ngp, pi->name, pi->num_cntrs, nruns);
+		for (r = 0; r < nruns; r++) {
+			printf("  CACHESHIM_EVENTS=tsc");
+			for (i = 0; i < ngp; i++)
+				if (runs[r] & (1u << i))
+					printf(",%s", names[i]);
+			putchar('\n');
+		}
+	}
+	fflush(stdout);
+	return ferror(stdout) ? CS_EXIT_FAIL : CS_EXIT_OK;
+}
+
+/* The presets of pi's recipe and their sizes, after a full listing. */
+static void preset_summary(const pfm_pmu_info_t *pi)
+{
+	static const char *const names[] = {"@cache", "@l1", "@l2", "@l3", "@tlb", "@ipc"};
+	const struct cs_preset_family *f = cs_preset_family_of(pi->name);
+	size_t i;
+
+	if (!f)
+		return;
+	printf("\npresets for %s (%s recipe; `cacheshim list @NAME` shows one):", pi->name,
+	       f->name);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		printf("%s %s %d", i ? "," : "", names[i],
+		       __builtin_popcount(cs_preset_events(f, cs_preset_bits(names[i]))));
+	printf(" events\n");
+}
+
 int cs_cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -174,6 +348,10 @@ int cs_cmd_list(int argc, char **argv)
 	if (optind < argc) {
 		f.pattern = argv[optind];
 		f.glob = strpbrk(f.pattern, "*?[") != NULL;
+		if (f.pattern[0] == '@' && !cs_preset_bits(f.pattern)) {
+			cs_err("list: '%s' is not a preset (%s, @all)", f.pattern, CS_PRESET_NAMES);
+			return CS_EXIT_USAGE;
+		}
 	}
 	/* libpfm4 reads it in pfm_initialize: the PMU is then the only one
 	 * present, as if this machine had it. */
@@ -186,6 +364,19 @@ int cs_cmd_list(int argc, char **argv)
 		cs_err("list: cannot initialize libpfm4: %s", pfm_strerror(ret));
 		return CS_EXIT_FAIL;
 	}
+	if (f.pattern && f.pattern[0] == '@') {
+		if (core_pmu(&pi) != 0 || (pmu && strcmp(pi.name, pmu) != 0)) {
+			cs_err(pmu ? "list: unknown PMU '%s' (libpfm4 names such as skl, icl, "
+				     "amd64_fam17h)"
+				   : "list: libpfm4 does not know this CPU's PMU%s",
+			       pmu ? pmu : "; try --pmu NAME");
+			pfm_terminate();
+			return pmu ? CS_EXIT_USAGE : CS_EXIT_FAIL;
+		}
+		ret = list_preset(f.pattern, cs_preset_bits(f.pattern), &pi, pmu != NULL);
+		pfm_terminate();
+		return ret;
+	}
 	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX; i++) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
@@ -196,6 +387,8 @@ int cs_cmd_list(int argc, char **argv)
 		pmus++;
 		list_pmu(&pi, &f, &shown);
 	}
+	if (!f.pattern && core_pmu(&pi) == 0)
+		preset_summary(&pi);
 	pfm_terminate();
 	if (pmu && pmus == 0) {
 		cs_err("list: unknown PMU '%s' (libpfm4 names such as skl, icl, amd64_fam17h)",

@@ -7,15 +7,27 @@
 
 #include "report/internal.h"
 
-enum format { FMT_TABLE, FMT_CSV };
+enum format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_HTML };
+
+/* Long options without a short one. */
+enum { OPT_SELF = 0x200, OPT_NESTED, OPT_SERIES };
 
 static void usage(FILE *out)
 {
-	fputs("usage: cacheshim report [--by function|callsite] [--format table|csv]\n"
-	      "                        [--debug-dir DIR] [--subtract-overhead] FILE...\n"
+	fputs("usage: cacheshim report [--by function|callsite|key]\n"
+	      "                        [--format table|csv|json|html] [--self] [--nested]\n"
+	      "                        [--series] [--debug-dir DIR] [--subtract-overhead]\n"
+	      "                        FILE...\n"
 	      "\n"
-	      "  -b, --by WHAT       one row per call site (default) or per function\n"
-	      "  -f, --format FMT    table (default) or csv\n"
+	      "  -b, --by WHAT       one row per call site (default) or per function;\n"
+	      "                      key: per function and argument size class\n"
+	      "  -f, --format FMT    table (default), csv, json, or html (one\n"
+	      "                      self-contained page with charts)\n"
+	      "      --self, --exclusive\n"
+	      "                      exclusive values: without the calls of other\n"
+	      "                      targets made inside (nested targets)\n"
+	      "      --nested        inclusive and self mean side by side\n"
+	      "      --series        the values over time, window by window\n"
 	      "  -d, --debug-dir DIR where .build-id/xx/yyyy.debug files are looked\n"
 	      "                      for (default /usr/lib/debug)\n"
 	      "  -s, --subtract-overhead\n"
@@ -50,6 +62,12 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 	if (cs_merge_add(r, f)) {
 		cs_err("out of memory while merging %s", path);
 		ret = -1;
+	} else if (f->nseries) {
+		/* The series are read from the file's own blocks. */
+		if (cs_merge_keep(r, f) == 0)
+			return ret;
+		cs_err("out of memory while merging %s", path);
+		ret = -1;
 	}
 	cs_reader_free(f);
 	return ret;
@@ -80,27 +98,38 @@ int cs_cmd_report(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"debug-dir", required_argument, NULL, 'd'},
 		{"subtract-overhead", no_argument, NULL, 's'},
+		{"self", no_argument, NULL, OPT_SELF},
+		{"exclusive", no_argument, NULL, OPT_SELF},
+		{"nested", no_argument, NULL, OPT_NESTED},
+		{"series", no_argument, NULL, OPT_SERIES},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cs_output_opts o = {.summary = 1, .truncate = 1};
+	struct cs_options args = {0}; /* options.c: --sort ... --diff */
+	struct option all[64];
 	enum cs_by by = CS_BY_CALLSITE;
 	enum format fmt = FMT_TABLE;
 	const char *debug_dir = NULL;
 	struct cs_symbols *syms;
 	struct cs_report *r;
 	char b[48];
-	int c, ret, damaged, subtract = 0;
+	int c, ret, damaged, subtract = 0, self = 0, series = 0;
 
-	while ((c = getopt_long(argc, argv, "b:f:d:sh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:f:d:sh", cs_options_table(opts, all, 64), NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'b':
+			args.by_given = 1;
 			if (strcmp(optarg, "function") == 0)
 				by = CS_BY_FUNCTION;
 			else if (strcmp(optarg, "callsite") == 0)
 				by = CS_BY_CALLSITE;
+			else if (strcmp(optarg, "key") == 0)
+				by = CS_BY_FUNCTION; /* keyed rows are per class anyway */
 			else {
-				cs_err("report: unknown --by value '%s' (function or callsite)",
+				cs_err("report: unknown --by value '%s' (function, callsite or "
+				       "key)",
 				       optarg);
 				return CS_EXIT_USAGE;
 			}
@@ -110,8 +139,13 @@ int cs_cmd_report(int argc, char **argv)
 				fmt = FMT_TABLE;
 			else if (strcmp(optarg, "csv") == 0)
 				fmt = FMT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				fmt = FMT_JSON;
+			else if (strcmp(optarg, "html") == 0)
+				fmt = FMT_HTML;
 			else {
-				cs_err("report: unknown --format value '%s' (table or csv)",
+				cs_err("report: unknown --format value '%s' (table, csv, json or "
+				       "html)",
 				       optarg);
 				return CS_EXIT_USAGE;
 			}
@@ -122,13 +156,34 @@ int cs_cmd_report(int argc, char **argv)
 		case 's':
 			subtract = 1;
 			break;
+		case OPT_SELF:
+			self = 1;
+			break;
+		case OPT_NESTED:
+			o.nested = 1;
+			break;
+		case OPT_SERIES:
+			series = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return CS_EXIT_OK;
 		default:
-			usage(stderr);
+			ret = cs_options_parse(&args, c, optarg);
+			if (ret == 0)
+				break;
+			if (ret > 0)
+				usage(stderr);
+			cs_options_free(&args);
 			return CS_EXIT_USAGE;
 		}
+	}
+	if (args.diff) {
+		ret = cs_options_diff(&args, argc - optind, argv + optind,
+				      args.by_given ? by : CS_BY_FUNCTION, subtract, debug_dir,
+				      fmt == FMT_CSV);
+		cs_options_free(&args);
+		return ret;
 	}
 	if (optind >= argc) {
 		cs_err("report: no report file given");
@@ -145,24 +200,44 @@ int cs_cmd_report(int argc, char **argv)
 		return CS_EXIT_FAIL;
 	}
 	r->subtract_overhead = subtract;
-	damaged = load_all(r, argv + optind, argc - optind);
-	if (damaged < 0) {
+	r->self = self;
+	if (cs_options_before(&args, r, syms)) {
+		cs_err("out of memory");
 		cs_merge_free(r);
 		cs_symbols_free(syms);
+		cs_options_free(&args);
 		return CS_EXIT_FAIL;
 	}
-	if (fmt == FMT_CSV) {
-		ret = cs_csv_print(stdout, r, syms);
+	damaged = load_all(r, argv + optind, argc - optind);
+	ret = damaged < 0 ? CS_EXIT_FAIL : cs_options_after(&args, r, &o);
+	if (ret != CS_EXIT_OK) {
+		cs_merge_free(r);
+		cs_symbols_free(syms);
+		cs_options_free(&args);
+		return ret;
+	}
+	if (series && (fmt == FMT_CSV || fmt == FMT_TABLE)) {
+		ret = fmt == FMT_CSV ? cs_series_print_csv(stdout, r)
+				     : cs_series_print_table(stdout, r);
+	} else if (fmt == FMT_JSON) {
+		ret = cs_json_print(stdout, r, syms, &o);
+	} else if (fmt == FMT_HTML) {
+		ret = cs_html_print(stdout, r, syms, &o);
+	} else if (fmt == FMT_CSV) {
+		ret = cs_csv_print(stdout, r, syms, &o);
 		/* The CSV has no room for it; the table has it in its summary. */
 		if (r->not_returned)
 			cs_warn("calls that did not return: %s (still running, or left by longjmp, "
 				"exit or a crash)",
 				cs_util_u128(r->not_returned, b, sizeof(b)));
+	} else if (args.hist) {
+		ret = cs_hist_print(stdout, r, &o);
 	} else {
 		ret = cs_table_print(stdout, r, syms, &o);
 	}
 	cs_merge_free(r);
 	cs_symbols_free(syms);
+	cs_options_free(&args);
 	if (ret) {
 		cs_err("report: cannot write the report: %s", strerror(-ret));
 		return CS_EXIT_FAIL;

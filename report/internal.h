@@ -5,11 +5,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include <uthash.h>
 
+#include "common/calc.h"
 #include "common/format.h"
+#include "common/presets.h"
 
 typedef unsigned __int128 cs_u128;
 
@@ -29,6 +33,8 @@ char *cs_util_decimal(long double v, char *buf, size_t len);
 /* Writes v for a human: up to 5 digits as is, larger values with a k, M,
  * G, T or P suffix and 3 significant digits.  Returns buf. */
 char *cs_util_human(long double v, char *buf, size_t len);
+/* cs_util_human for an integer, faster. */
+char *cs_util_human_u64(uint64_t v, char *buf, size_t len);
 /* Returns the part of path after its last '/', path itself if none. */
 const char *cs_util_basename(const char *path);
 /* Prints "cacheshim: ", the message and a newline on stderr. */
@@ -44,6 +50,9 @@ struct cs_file {
 	char *path; /* as given, for messages */
 	unsigned char *data; /* bytes [0, used) of the file, 16-aligned */
 	size_t size; /* bytes in data */
+	size_t mapped; /* bytes mapped at data (read-only), 0: data is malloc'd */
+	pthread_t helper; /* prefaults the mapping (reader.c), if has_helper */
+	int has_helper;
 	const struct cs_file_header *hdr;
 	uint64_t used; /* header.used with CS_USED_SEALED masked off */
 	uint64_t end; /* offset where the block walk stopped */
@@ -63,6 +72,12 @@ struct cs_file {
 		uint32_t tid, events_open;
 	} * tids; /* events_open by tid, sorted, one per tid */
 	size_t ntids;
+	/* Nested blocks whose site is one of sites[], sorted by that site's
+	 * offset, at most one per site (cs_reader_nested finds them). */
+	const struct cs_nested_block **nested;
+	size_t nnested;
+	const struct cs_series_block **series; /* valid ones, in file order */
+	size_t nseries;
 };
 
 /* Reads and validates the report file at path.  Returns 0 and sets *out,
@@ -90,19 +105,43 @@ int cs_reader_event_usable(const struct cs_file *f, const struct cs_site_block *
 /* Returns the block with that id, or NULL. */
 const struct cs_module_block *cs_reader_module(const struct cs_file *f, uint32_t id);
 const struct cs_target_block *cs_reader_target(const struct cs_file *f, uint32_t id);
+/* Returns the nested block of site s (validated: same events, every
+ * nested call among the site's calls), or NULL when it has none. */
+const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
+					       const struct cs_site_block *s);
+/* Like cs_reader_event_usable, for thread tid. */
+int cs_reader_tid_usable(const struct cs_file *f, uint32_t tid, unsigned ev);
+/* Window i (< CS_SERIES_WINDOWS) of series block sb, and its stat of
+ * event ev. */
+const struct cs_window *cs_reader_window(const struct cs_series_block *sb, unsigned i);
+const struct cs_wstat *cs_reader_wstat(const struct cs_series_block *sb, unsigned i, unsigned ev);
+/* Returns the windows of sb that hold calls: min(CS_SERIES_WINDOWS,
+ * ceil(calls / 2^shift)). */
+unsigned cs_reader_windows_used(const struct cs_series_block *sb);
 
 /* ---- stats.c: aggregates of one event and what is derived from them ---- */
 
 /* A cs_stat widened so that any number of them can be added up: the sum
- * is 128-bit and the sum of squares 192-bit (three little-endian limbs). */
+ * is 128-bit and the sum of squares 192-bit (three little-endian limbs).
+ * The histogram holds only the window of buckets from the lowest to the
+ * highest used one (100,000 rows x 4 events of dense histograms would
+ * take 3.7 GB): read it with cs_stats_bucket / cs_stats_range.  The
+ * window is owned: make an agg with cs_stats_init (or cs_stats_new),
+ * release it with cs_stats_fini (cs_stats_free), and never copy one by
+ * assignment or memcpy (cs_stats_copy; a copy by value aborts). */
 struct cs_agg {
-	uint64_t n; /* values recorded: the sum of hist */
+	uint64_t n; /* values recorded: the sum of the buckets */
 	cs_u128 sum;
 	uint64_t sumsq[3];
 	uint64_t min, max; /* valid when n > 0 */
 	cs_u128 shift; /* overhead to take off the values in all: the sum
 			* over values of their file's calibration median */
-	uint64_t hist[CS_HIST_BUCKETS];
+	uint64_t *h; /* dense: counts of buckets [hlo, hlo + hlen); sparse:
+		      * hlen (bucket, count) pairs (stats.c) */
+	uint32_t hlo, hlen, hcap;
+	int sparse;
+	int nomem; /* an allocation failed: counts are missing */
+	const struct cs_agg *self; /* this agg: catches copies by value */
 };
 
 struct cs_summary {
@@ -113,13 +152,40 @@ struct cs_summary {
 	uint64_t p50, p90, p99;
 };
 
-/* Makes a empty: no values. */
+/* Makes a empty: no values (a's earlier window, if any, is not freed). */
 void cs_stats_init(struct cs_agg *a);
+/* Frees a's window and makes it empty; NULL is fine. */
+void cs_stats_fini(struct cs_agg *a);
+/* Returns a new empty agg on the heap, or NULL when out of memory. */
+struct cs_agg *cs_stats_new(void);
+/* cs_stats_fini, then free(a); NULL is fine. */
+void cs_stats_free(struct cs_agg *a);
 /* Adds the values of s (one site, one event, one thread) to a.  A stat
- * without values contributes nothing.  Returns the number of values. */
+ * without values contributes nothing.  Returns the number of values; 0
+ * with a->nomem set when out of memory. */
 uint64_t cs_stats_add(struct cs_agg *a, const struct cs_stat *s);
-/* Adds b to a. */
+/* Like cs_stats_add for a stat known to hold calls values (its site's
+ * calls): then only the buckets between min's and max's are read when
+ * they hold them all.  Returns like cs_stats_add. */
+uint64_t cs_stats_add_calls(struct cs_agg *a, const struct cs_stat *s, uint64_t calls);
+/* Adds the one value v to a.  Returns 0, or -ENOMEM (a->nomem set). */
+int cs_stats_add_value(struct cs_agg *a, uint64_t v);
+/* Adds b to a (a->nomem set when out of memory). */
 void cs_stats_merge(struct cs_agg *a, const struct cs_agg *b);
+/* Makes dst (initialized) a copy of src.  Returns 0 or -ENOMEM. */
+int cs_stats_copy(struct cs_agg *dst, const struct cs_agg *src);
+/* Takes the values of b out of a, b being some of a's values (the first
+ * calls of a's sites, say).  Counts, sums and buckets are exact; min and
+ * max stay exact unless one of b's values was a's extreme, then they are
+ * the bounds of the outermost non-empty buckets (exact below
+ * CS_HIST_EXACT), within a's old range.  Returns 0, or -EINVAL (a
+ * unchanged) when b has values a does not. */
+int cs_stats_sub(struct cs_agg *a, const struct cs_agg *b);
+/* Returns the count of bucket b of a. */
+uint64_t cs_stats_bucket(const struct cs_agg *a, unsigned b);
+/* Sets *lo and *hi to the lowest and highest non-empty buckets of a.
+ * Returns 0, or -ENODATA when a has no values. */
+int cs_stats_range(const struct cs_agg *a, unsigned *lo, unsigned *hi);
 /* Returns the estimate of the q-quantile (0 < q <= 1): the value of the
  * ceil(q*n)-th smallest value's bucket, exact below CS_HIST_EXACT,
  * interpolated by rank within wider buckets, clamped to [min, max].
@@ -128,6 +194,9 @@ uint64_t cs_stats_percentile(const struct cs_agg *a, double q);
 /* Returns the population standard deviation of a, computed from the exact
  * n*sumsq - sum^2; 0 when a has no values or the sums are inconsistent. */
 long double cs_stats_stddev(const struct cs_agg *a);
+/* Returns the mean of a as cs_stats_summarize has it (overhead taken
+ * off), 0 when a has no values. */
+long double cs_stats_mean(const struct cs_agg *a);
 /* Fills *out from a; with a shift, the overhead is taken off total, mean,
  * min, max and the percentiles (never below 0; stddev is unchanged).
  * Returns 0, or -ENODATA when a has no values (then only n and total are
@@ -184,6 +253,15 @@ struct cs_row {
 	uint64_t calls, entered, dropped;
 	size_t naggs;
 	struct cs_agg **aggs; /* per event of the report, NULL = no values */
+	/* The other view (inclusive when cs_report.self, else exclusive),
+	 * per event; only made once a site of the row has a nested block,
+	 * NULL until then: both views are the same. */
+	struct cs_agg **other;
+	size_t nother;
+	/* --cold: per event, the first call of each of the row's sites
+	 * (per thread); NULL unless cs_report.cold (cs_merge_cold). */
+	struct cs_agg **cold;
+	size_t ncold;
 	UT_hash_handle hh;
 };
 
@@ -208,6 +286,27 @@ struct cs_report {
 	/* Set before adding files: take each file's calibration median off
 	 * every value of its rows (cs_agg.shift). */
 	int subtract_overhead;
+	/* Set before adding files (--function, --module): only sites whose
+	 * target name matches one of fn_globs (when there are any) and
+	 * whose caller's module path or base name matches one of mod_globs
+	 * (when any) are added.  fnmatch(3) patterns. */
+	char **fn_globs, **mod_globs;
+	size_t nfn_globs, nmod_globs;
+	/* Set before adding files (--cold): rows keep their first calls. */
+	int cold;
+	/* Where the aggs of rows->aggs live (merge.c): allocated in chunks,
+	 * 100,000 rows x 4 events of malloc calls cost more than merging. */
+	struct cs_agg_chunk *chunks;
+	/* Set before adding files: rows hold exclusive (self) values, the
+	 * nested targets' calls taken out (cs_merge_split). */
+	int self;
+	/* Files kept for their series blocks (cs_merge_keep), with the map
+	 * of their events to the report's. */
+	struct cs_kept_file {
+		struct cs_file *f;
+		size_t evmap[CS_MAX_EVENTS];
+	} * kept;
+	size_t nkept;
 };
 
 /* Returns a new empty report, or NULL when out of memory. */
@@ -219,19 +318,40 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f);
  * offset and key, and sets *n; NULL (and *n = 0) when empty or out of
  * memory. */
 struct cs_row **cs_merge_sorted(const struct cs_report *r, size_t *n);
+/* Compares rows x and y of r in the order of cs_merge_sorted: <0, 0, >0. */
+int cs_merge_compare(const struct cs_report *r, const struct cs_row *x, const struct cs_row *y);
 /* Returns the agg of event ev in row, or NULL when it has no values. */
 const struct cs_agg *cs_merge_agg(const struct cs_row *row, size_t ev);
 /* Returns the calls of the calibration target for event ev, or NULL when
  * no file had one. */
 const struct cs_agg *cs_merge_calibration(const struct cs_report *r, size_t ev);
+/* Returns the first calls (the cold ones: one per site and thread) of
+ * event ev of row, or NULL when it has none or cs_report.cold was not
+ * set. */
+const struct cs_agg *cs_merge_cold(const struct cs_row *row, size_t ev);
 /* Returns 1 when event ev of r was not counted in any file (failed and
  * never counted), else 0. */
 int cs_merge_not_counted(const struct cs_report *r, size_t ev);
 /* Writes the function column of row ("name", or "name[argN:KEY]" for a
  * keyed target) into buf.  Returns buf. */
 char *cs_merge_function(const struct cs_row *row, char *buf, size_t len);
-/* Frees r; NULL is fine. */
+/* Frees r and the files it kept; NULL is fine. */
 void cs_merge_free(struct cs_report *r);
+/* Hands f, already added with cs_merge_add, over to r, which frees it in
+ * cs_merge_free: the series are read from the file's own blocks.
+ * Returns 0, or -ENOMEM (f is then still the caller's). */
+int cs_merge_keep(struct cs_report *r, struct cs_file *f);
+/* Writes into out the exclusive distribution of one event of a site:
+ * site - incl + excl, where incl and excl are the event's stats of the
+ * site's nested block.  Counts, sums, sums of squares and histograms are
+ * exact; min and max are exact where the histograms allow and otherwise
+ * bucket bounds (see merge.c).  Returns out. */
+struct cs_stat *cs_merge_split(const struct cs_stat *site, const struct cs_stat *incl,
+			       const struct cs_stat *excl, struct cs_stat *out);
+/* Returns the inclusive (exclusive = 0) or exclusive (1) values of event
+ * ev of row, or NULL when it has none. */
+const struct cs_agg *cs_merge_view(const struct cs_report *r, const struct cs_row *row, size_t ev,
+				   int exclusive);
 
 /* ---- symbols.c: offline symbolization of call sites (libdwfl) ---- */
 
@@ -245,6 +365,15 @@ struct cs_symbols *cs_symbols_new(const char *debug_root);
  * found.  Returns 1 when symbolized, 0 when not. */
 int cs_symbols_callsite(struct cs_symbols *s, const char *path, const uint8_t *build_id,
 			uint32_t build_id_len, uint64_t offset, char *buf, size_t len);
+/* Writes the source line of the call site as "FILE:LINE" into buf, FILE
+ * as the debug information names it (full) or its base name (!full), or
+ * "" when the module has no line information.  Returns 1 when found. */
+int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *build_id,
+		      uint32_t build_id_len, uint64_t offset, int full, char *buf, size_t len);
+/* Adds dir to the directories searched (recursively) for a module whose
+ * recorded path is missing or has another build id: a file there with
+ * the recorded build id is used instead.  Returns 0 or -ENOMEM. */
+int cs_symbols_search_path(struct cs_symbols *s, const char *dir);
 /* Frees s and its per-module cache; NULL is fine. */
 void cs_symbols_free(struct cs_symbols *s);
 
@@ -254,6 +383,19 @@ void cs_symbols_free(struct cs_symbols *s);
 struct cs_output_opts {
 	int summary; /* print the program/pid/events header */
 	int truncate; /* table: shorten very long names */
+	int nested; /* --nested: inclusive and self mean side by side */
+	/* Selection and extra columns (view.c), all off when 0/NULL. */
+	int sort; /* --sort: 1 + (enum cs_col or CS_COL_DERIVED + i), 0: default */
+	int sort_dir; /* 0: the column's default, 1 ascending, 2 descending */
+	size_t top; /* --top: at most this many rows per table, 0 = all */
+	const unsigned char *event_shown; /* [report nevents], NULL: all shown */
+	const size_t *event_order; /* the events shown, in --event's order */
+	size_t nevent_order;
+	int cold; /* --cold: first calls apart from the others */
+	int binomial; /* --binomial: bin_n and bin_p columns */
+	int ascii; /* --hist bars in ASCII (set from the locale) */
+	const struct cs_derive *derive; /* --derive, resolved against the report */
+	size_t nderive;
 };
 
 /* Prints r as aligned tables, one per event.  Returns 0, or -EIO when
@@ -265,13 +407,341 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 void cs_table_summary(FILE *out, const struct cs_report *r);
 /* Prints r as CSV (RFC 4180), one row per (function, call site, event).
  * Returns 0, -EIO or -ENOMEM. */
-int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms);
+int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
+		 const struct cs_output_opts *o);
 /* Writes field to out, quoted when it holds a comma, quote, CR or LF. */
 void cs_csv_field(FILE *out, const char *field);
+/* Writes the empty fields of the columns after key/self_mean (source,
+ * --binomial, --cold, --derive) for a row that has none of them. */
+void cs_csv_extras_blank(FILE *out, const struct cs_output_opts *o);
 
 /* Shared by both outputs: the callsite and module columns of row. */
 void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
 			struct cs_symbols *syms, char *cs, size_t cslen, char *mod, size_t modlen);
+
+/* ---- view.c: the rows an output shows: their values, labels and order ---- */
+
+/* Columns of the tables and the CSV, and what --sort accepts
+ * (cs_view_column).  Per (row, event) unless said otherwise. */
+enum cs_col {
+	CS_COL_FUNCTION, /* text, per row */
+	CS_COL_CALLSITE, /* text, per row */
+	CS_COL_MODULE, /* text, per row */
+	CS_COL_SOURCE, /* text, per row: file:line of the call site */
+	CS_COL_CALLS,
+	CS_COL_MEAN,
+	CS_COL_STDDEV,
+	CS_COL_MIN,
+	CS_COL_P50,
+	CS_COL_P90,
+	CS_COL_P99,
+	CS_COL_MAX,
+	CS_COL_TOTAL,
+	CS_COL_BIN_N, /* binomial view of a count event */
+	CS_COL_BIN_P,
+	CS_COL_COLD_N, /* --cold: the first calls... */
+	CS_COL_COLD_MEAN,
+	CS_COL_COLD_MIN,
+	CS_COL_COLD_MAX,
+	CS_COL_WARM_N, /* ...and the others */
+	CS_COL_WARM_MEAN,
+	CS_COL_WARM_STDDEV,
+	CS_COL_WARM_MIN,
+	CS_COL_WARM_P50,
+	CS_COL_WARM_P90,
+	CS_COL_WARM_P99,
+	CS_COL_WARM_MAX,
+	CS_COL_WARM_TOTAL,
+	CS_COL_INCL, /* inclusive mean (nested targets) */
+	CS_COL_SELF, /* exclusive mean */
+	CS_NCOLS,
+	CS_COL_DERIVED = 0x1000, /* + i: --derive column i, per row */
+};
+
+/* What a cell holds. */
+enum cs_cell {
+	CS_CELL_NUM, /* a number */
+	CS_CELL_NONE, /* none: no data, or undefined (division by 0, p out of range) */
+	CS_CELL_NOT_COUNTED, /* the event, or an input of a derived column, was not counted */
+};
+
+struct cs_view;
+
+/* Returns the column named name (as in the table headers, or a derived
+ * column's name in o), or -1. */
+int cs_view_column(const char *name, const struct cs_output_opts *o);
+/* Returns the name of column col (a derived column's from o). */
+const char *cs_view_column_name(int col, const struct cs_output_opts *o);
+/* 1 for the text columns (function, callsite, module, source). */
+int cs_view_text_column(int col);
+/* Makes the view of r for the options o: the events shown and every row.
+ * Returns 0 and sets *out, or -ENOMEM. */
+int cs_view_new(const struct cs_report *r, struct cs_symbols *syms,
+		const struct cs_output_opts *o, struct cs_view **out);
+void cs_view_free(struct cs_view *v);
+/* The events shown (indexes into r->events), and how many. */
+const size_t *cs_view_events(const struct cs_view *v, size_t *n);
+/* Rows of the view (all of r's), and row i of them. */
+size_t cs_view_nrows(const struct cs_view *v);
+const struct cs_row *cs_view_row(const struct cs_view *v, size_t i);
+/* Returns a malloc'd array of row indexes in the order to show them for
+ * event ev (an index into r->events; for the per-row columns any), cut
+ * to o->top, and sets *n; sorted by column col (-1: the order of
+ * cs_merge_sorted) descending when desc.  Rows without a value of col
+ * come last.  NULL when out of memory (*n = 0), or when there are no
+ * rows. */
+size_t *cs_view_order(struct cs_view *v, size_t ev, int col, int desc, size_t *n);
+/* Sorts by o->sort when set, else by defcol (-1: cs_merge_sorted order),
+ * in o->sort_dir or else the column's default direction (text columns
+ * ascending, numbers descending).  As cs_view_order. */
+size_t *cs_view_order_opts(struct cs_view *v, size_t ev, int defcol, size_t *n);
+/* Returns the summary of event ev of row i (computed once), or NULL when
+ * it has no values. */
+const struct cs_summary *cs_view_summary(struct cs_view *v, size_t i, size_t ev);
+/* Sets *val to column col of row i for event ev.  Returns enum cs_cell. */
+int cs_view_value(struct cs_view *v, size_t i, size_t ev, int col, long double *val);
+/* Tells the CPU that row i will be shown for event ev soon: its values
+ * (strings 0) or its text (1, some rows later).  Rows come in the
+ * order of a column, scattered in memory: without this the table waits
+ * on cache misses for a third of its time. */
+void cs_view_prefetch(const struct cs_view *v, size_t i, size_t ev, int strings);
+/* Makes the text columns of every row at once (with source when
+ * source is set): for an output that shows most rows. */
+void cs_view_all_text(struct cs_view *v, int source);
+/* Returns 1 when one of rows order[0, n) has a source line (by call
+ * site only).  Remembered when the rows are all of them. */
+int cs_view_any_source(struct cs_view *v, const size_t *order, size_t n);
+/* Returns text column col of row i (computed once; "" when unknown). */
+const char *cs_view_text(struct cs_view *v, size_t i, int col);
+/* Writes column col of row i for event ev for a human (cs_util_human;
+ * "-" for none, "not counted") into buf.  Returns buf. */
+char *cs_view_format(struct cs_view *v, size_t i, size_t ev, int col, char *buf, size_t len);
+/* Writes it for a script: plain decimals, "" for none, "not counted".
+ * Returns buf. */
+char *cs_view_format_csv(struct cs_view *v, size_t i, size_t ev, int col, char *buf, size_t len);
+
+/* ---- expr.c: the expressions of --derive ---- */
+
+/* An expression over named variables: numbers, + - * /, unary minus,
+ * parentheses, names ([A-Za-z_][A-Za-z0-9_.]*) and names in braces
+ * ({perf::PAGE-FAULTS}: anything but braces). */
+struct cs_expr;
+
+/* Parses text.  Returns 0 and sets *out, -EINVAL with a message in err
+ * (what and where), or -ENOMEM. */
+int cs_expr_parse(const char *text, struct cs_expr **out, char *err, size_t errlen);
+/* Returns the number of distinct variables of e, and the name of
+ * variable i (in order of first appearance). */
+size_t cs_expr_nvars(const struct cs_expr *e);
+const char *cs_expr_var(const struct cs_expr *e, size_t i);
+/* Evaluates e with vals[i] and kinds[i] (enum cs_cell) for variable i.
+ * Returns CS_CELL_NOT_COUNTED when some variable is not counted (even
+ * one multiplied by 0: never a number computed from nothing),
+ * CS_CELL_NONE when some variable has none or e divides by 0 or is not
+ * finite, else CS_CELL_NUM with *out set. */
+int cs_expr_eval(const struct cs_expr *e, const long double *vals, const int *kinds,
+		 long double *out);
+void cs_expr_free(struct cs_expr *e);
+
+/* A --derive column: NAME=EXPR, evaluated per row on the means per call
+ * of its events (a ratio of means, not a mean of per-call ratios: the
+ * file keeps aggregates only). */
+struct cs_derive {
+	char name[64];
+	const char *text; /* EXPR as given */
+	struct cs_expr *expr;
+	/* After cs_derive_resolve, per variable: the report's event index,
+	 * or -1 - j for derived column j (an earlier one). */
+	long *var;
+};
+
+/* Parses "NAME=EXPR" into d.  Returns 0, -EINVAL (message in err) or
+ * -ENOMEM. */
+int cs_derive_parse(const char *arg, struct cs_derive *d, char *err, size_t errlen);
+/* Resolves the variables of d[0, n) against the events of r and the
+ * derived columns before each.  Returns 0, or -EINVAL (message in err:
+ * an unknown name) or -ENOMEM. */
+int cs_derive_resolve(struct cs_derive *d, size_t n, const struct cs_report *r, char *err,
+		      size_t errlen);
+/* Frees what cs_derive_parse made in d[0, n). */
+void cs_derive_free(struct cs_derive *d, size_t n);
+
+/* ---- output_hist.c: --hist ---- */
+
+/* Prints, per (function, event) shown, a histogram of the values: at
+ * most ~20 rows of merged buckets (one row per value for small
+ * integers), count, percentage and a bar.  Returns 0, -EIO or -ENOMEM. */
+int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_opts *o);
+/* The rows of a histogram of a: group is the number of buckets per row
+ * (a power of two), *first and *last the first and last bucket shown.
+ * Returns the number of rows (0 when a has no values). */
+unsigned cs_hist_rows(const struct cs_agg *a, unsigned maxrows, unsigned *group, unsigned *first,
+		      unsigned *last);
+
+/* ---- diff.c: --diff A B ---- */
+
+struct cs_options;
+/* Compares the reports a and b (same options) per row and event (events
+ * and rows matched by name): calls, mean, p50, p90, p99 of each and the
+ * change, as a table or (csv) CSV; --event, --sort (a diff column) and
+ * --top of opt apply.  Returns 0, -EINVAL (bad --sort, said on stderr),
+ * -EIO or -ENOMEM. */
+int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *b,
+		  struct cs_symbols *syms, const struct cs_options *opt, int csv);
+
+/* ---- options.c: the options of --sort ... --diff for cmd_report.c ---- */
+
+enum {
+	CS_OPT_SORT = 0x300, /* getopt codes, clear of cmd_report.c's own */
+	CS_OPT_TOP,
+	CS_OPT_FUNCTION,
+	CS_OPT_MODULE,
+	CS_OPT_EVENT,
+	CS_OPT_HIST,
+	CS_OPT_COLD,
+	CS_OPT_BINOMIAL,
+	CS_OPT_DERIVE,
+	CS_OPT_SEARCH,
+	CS_OPT_DIFF,
+};
+
+/* What those options said. */
+struct cs_options {
+	char **fn_globs, **mod_globs, **events, **search;
+	size_t nfn_globs, nmod_globs, nevents, nsearch;
+	const char *sort; /* "COLUMN[:asc|:desc]" as given */
+	size_t top;
+	int hist, cold, binomial, by_given;
+	struct cs_derive *derive;
+	size_t nderive;
+	const char *diff; /* run A of --diff A B */
+	unsigned char *event_shown; /* made by cs_options_after */
+	size_t *event_order;
+};
+
+/* Returns cmd_report's options theirs (ending with a NULL name) followed
+ * by the options of this file, in buf (n entries). */
+const struct option *cs_options_table(const struct option *theirs, struct option *buf, size_t n);
+/* Takes option c (CS_OPT_*) with its argument.  Returns 0, -1 when the
+ * argument is bad (said on stderr), or 1 when c is not one of these. */
+int cs_options_parse(struct cs_options *a, int c, const char *arg);
+/* Sets what must be known before files are merged into r (filters,
+ * --cold) and the search path of syms (may be NULL).  Returns 0 or
+ * -ENOMEM. */
+int cs_options_before(const struct cs_options *a, struct cs_report *r, struct cs_symbols *syms);
+/* Fills o from a once the files are in r: the events shown, the derived
+ * columns, the sort column.  Returns CS_EXIT_OK, or CS_EXIT_USAGE /
+ * CS_EXIT_FAIL (said on stderr). */
+int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output_opts *o);
+/* --diff: loads run a->diff and run B, the one path in paths (each a
+ * file or a directory of report files), and prints the comparison as a
+ * table or CSV.  Returns an exit status. */
+int cs_options_diff(struct cs_options *a, int npaths, char **paths, enum cs_by by, int subtract,
+		    const char *debug_dir, int csv);
+void cs_options_free(struct cs_options *a);
+
+/* ---- series.c: per-call values over time, in windows of calls ---- */
+
+/* One window of a series line, computed for one event. */
+struct cs_series_point {
+	uint64_t first_call, last_call; /* 1-based call numbers, per thread */
+	uint64_t calls; /* values in the window (all threads merged) */
+	long double mean;
+	uint64_t min, p50, p99, max;
+	uint64_t first_tsc; /* earliest rdtsc of the window, 0 unknown */
+};
+
+/* The windows of one (target, event), of one thread (tid != 0) or of all
+ * the threads that called the target (tid == 0: same shift, merged). */
+struct cs_series_line {
+	char target[CS_TARGET_NAME_MAX];
+	size_t event; /* index in cs_report.events */
+	uint32_t tid; /* 0 = all threads merged */
+	uint32_t pid; /* of the thread's file; 0 when merged */
+	unsigned shift; /* log2 of the calls per window */
+	uint64_t skipped; /* calls not in any window (while merging) */
+	size_t npoints;
+	struct cs_series_point *points;
+};
+
+/* Computes the lines of r's series, sorted by target, event, tid.
+ * Returns 0 with *lines (free with cs_series_lines_free) and *n set, or
+ * -ENOMEM.  No series: 0 and *n = 0. */
+int cs_series_lines(const struct cs_report *r, struct cs_series_line **lines, size_t *n);
+void cs_series_lines_free(struct cs_series_line *lines, size_t n);
+/* Prints the series as tables / as CSV.  Returns 0, -EIO or -ENOMEM. */
+int cs_series_print_table(FILE *out, const struct cs_report *r);
+int cs_series_print_csv(FILE *out, const struct cs_report *r);
+/* Returns the q-quantile of the n values of a window histogram
+ * (CS_WHIST_BUCKETS counts), interpolated by rank within its bucket and
+ * clamped to [min, max]: exact below CS_WHIST_EXACT, else within 1/8 of
+ * the value; 0 when n is 0. */
+uint64_t cs_series_percentile(const uint64_t *hist, uint64_t n, double q, uint64_t min,
+			      uint64_t max);
+
+/* ---- output_json.c / output_html.c ---- */
+
+/* Prints r as one JSON document (docs/report.schema.json).  Returns 0,
+ * -EIO or -ENOMEM. */
+int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
+		  const struct cs_output_opts *o);
+/* Prints r as a self-contained HTML page: the JSON document, inline CSS,
+ * and inline JavaScript that draws tables and charts from it.  Returns 0,
+ * -EIO or -ENOMEM. */
+int cs_html_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
+		  const struct cs_output_opts *o);
+/* Writes the size class whose lower bound is key as "lo-hi" ("0", "1",
+ * "2-3", "64-127"); "" for CS_KEY_NONE.  Returns buf. */
+char *cs_util_key_class(uint64_t key, char *buf, size_t len);
+
+/* ---- formulas.c: the formulas of the preset recipes, per row ---- */
+
+/* A formula of a preset recipe (common/presets.h) whose inputs were all
+ * recorded, by name, in the report. */
+struct cs_formula {
+	const struct cs_preset_family *family; /* the recipe the events matched best */
+	const struct cs_preset_formula *f;
+	struct cs_calc calc; /* f->expr parsed */
+	size_t ev[CS_CALC_MAX_VARS]; /* report event of each name of calc */
+	const struct cs_preset_event *input[CS_CALC_MAX_VARS]; /* its recipe row */
+	int not_counted; /* an input was not counted in any file */
+	int sum; /* a sum of distinct inputs (or one): exact totals */
+};
+
+/* A formula's value at one row, from its inputs' means (the file keeps
+ * per-site aggregates, not per-call values). */
+struct cs_formula_value {
+	int status; /* CS_CALC_OK, or _NOT_COUNTED when an input has no values
+		     * at this row (failed, never opened in its thread, every
+		     * call dropped), or _UNDEFINED (division by 0) */
+	long double value; /* the formula over the inputs' means per call */
+	uint64_t calls; /* the fewest values any input has */
+	int have_total; /* sum of count inputs over the same calls: */
+	cs_u128 total; /* their totals added up */
+	int have_dist; /* the per-call distribution is known exactly: one */
+	struct cs_summary dist; /* input, or the one not always 0 of a sum */
+};
+
+/* Finds the recipe family that matches the most events of r (by name,
+ * first of equals) and its formulas whose inputs are all among them.
+ * Returns 0 with *out (free()) and *n set (0 and NULL when none applies),
+ * or -ENOMEM. */
+int cs_formulas_find(const struct cs_report *r, struct cs_formula **out, size_t *n);
+/* Computes formula d at row into *v. */
+void cs_formulas_eval(const struct cs_report *r, const struct cs_formula *d,
+		      const struct cs_row *row, struct cs_formula_value *v);
+/* Writes "ALIAS = EVENT, ..." for the inputs of d into buf.  Returns buf. */
+char *cs_formulas_where(const struct cs_formula *d, char *buf, size_t len);
+/* Prints a table per formula of r (after the events' tables): value per
+ * call, the distribution where exact, "not counted" where an input was
+ * not.  Returns 0, -EIO or -ENOMEM. */
+int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *syms);
+/* Prints the CSV lines of the formulas d[0, nd) at row, after its events'
+ * lines: event = the formula's name, status derived, not counted or
+ * undefined. */
+void cs_formulas_csv(FILE *out, const struct cs_report *r, const struct cs_formula *d, size_t nd,
+		     const struct cs_row *row, const char *fn, const char *cs, const char *mod,
+		     const struct cs_output_opts *o);
 
 /* ---- commands (main.c dispatches) ---- */
 /* cmd_report.c: loads the file at path and merges it into r, printing

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Merges the sites of any number of report files into report rows. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,41 +104,154 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 	return m->idx;
 }
 
+/* FNV-1a of the parts of k that are in use: uthash's own hash of the
+ * whole 150-byte key (mostly the zeros after the name) was a tenth of
+ * merging 100,000 call sites. */
+static unsigned row_hash(const struct cs_row_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k->name;
+	uint64_t h = 0xcbf29ce484222325ull, w[3] = {k->offset, k->key,
+						   (uint64_t)k->module << 32 | k->argn};
+	size_t i;
+
+	for (i = 0; i < sizeof(k->name) && p[i]; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	for (i = 0; i < 3; i++)
+		h = (h ^ w[i]) * 0x100000001b3ull;
+	return (unsigned)(h ^ (h >> 32));
+}
+
 static struct cs_row *find_row(struct cs_report *r, const struct cs_row_key *k)
 {
+	unsigned hv = row_hash(k);
 	struct cs_row *row;
 
-	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
+	HASH_FIND_BYHASHVALUE(hh, r->rows, k, sizeof(*k), hv, row);
 	if (row)
 		return row;
 	row = calloc(1, sizeof(*row));
 	if (!row)
 		return NULL;
 	row->k = *k;
-	HASH_ADD(hh, r->rows, k, sizeof(row->k), row);
+	HASH_ADD_KEYPTR_BYHASHVALUE(hh, r->rows, &row->k, sizeof(row->k), hv, row);
 	r->nrows++;
 	return row;
 }
 
-static struct cs_agg *row_agg(struct cs_row *row, size_t ev)
+#define CHUNK_AGGS 4096
+
+struct cs_agg_chunk {
+	struct cs_agg_chunk *next;
+	size_t used;
+	struct cs_agg a[CHUNK_AGGS];
+};
+
+/* A new empty agg of r's chunks (freed with r: cs_stats_fini only), or
+ * NULL when out of memory. */
+static struct cs_agg *chunk_agg(struct cs_report *r)
+{
+	struct cs_agg_chunk *c = r->chunks;
+	struct cs_agg *a;
+
+	if (!c || c->used == CHUNK_AGGS) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = r->chunks;
+		c->used = 0;
+		r->chunks = c;
+	}
+	a = &c->a[c->used++];
+	cs_stats_init(a);
+	return a;
+}
+
+static struct cs_agg *row_agg(struct cs_report *r, struct cs_row *row, size_t ev)
+{
+	struct cs_agg **na;
+	size_t n;
+
+	if (ev >= row->naggs) {
+		/* All the events at once: the array is not grown 4 times. */
+		n = ev + 1 > r->nevents ? ev + 1 : r->nevents;
+		na = realloc(row->aggs, n * sizeof(*na));
+		if (!na)
+			return NULL;
+		memset(na + row->naggs, 0, (n - row->naggs) * sizeof(*na));
+		row->aggs = na;
+		row->naggs = n;
+	}
+	if (!row->aggs[ev])
+		row->aggs[ev] = chunk_agg(r);
+	return row->aggs[ev];
+}
+
+/* The cold agg of event ev of row, made when missing; NULL when out of
+ * memory. */
+static struct cs_agg *cold_agg(struct cs_row *row, size_t ev)
 {
 	struct cs_agg **na;
 
-	if (ev >= row->naggs) {
-		na = realloc(row->aggs, (ev + 1) * sizeof(*na));
+	if (ev >= row->ncold) {
+		na = realloc(row->cold, (ev + 1) * sizeof(*na));
 		if (!na)
 			return NULL;
-		memset(na + row->naggs, 0, (ev + 1 - row->naggs) * sizeof(*na));
-		row->aggs = na;
-		row->naggs = ev + 1;
+		memset(na + row->ncold, 0, (ev + 1 - row->ncold) * sizeof(*na));
+		row->cold = na;
+		row->ncold = ev + 1;
 	}
-	if (!row->aggs[ev]) {
-		row->aggs[ev] = malloc(sizeof(struct cs_agg));
-		if (!row->aggs[ev])
-			return NULL;
-		cs_stats_init(row->aggs[ev]);
+	if (!row->cold[ev])
+		row->cold[ev] = cs_stats_new();
+	return row->cold[ev];
+}
+
+/* Adds the first call of stat st (of a site, with overhead over) to the
+ * cold agg of event ev of row.  A first value whose bucket holds no call
+ * (a live file caught half-way) is left out: the warm values are the
+ * others, and subtracting it would make them wrong.  Returns 0 or
+ * -ENOMEM. */
+static int add_cold(struct cs_row *row, size_t ev, const struct cs_stat *st, uint64_t over)
+{
+	struct cs_agg *c;
+
+	if (!st->hist[cs_hist_index(st->first)] || st->first < st->min || st->first > st->max)
+		return 0;
+	c = cold_agg(row, ev);
+	if (!c || cs_stats_add_value(c, st->first))
+		return -ENOMEM;
+	c->shift += over;
+	return 0;
+}
+
+/* 1 when name matches one of the n globs, or n is 0. */
+static int glob_match(char *const *globs, size_t n, const char *name, const char *base)
+{
+	size_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (fnmatch(globs[i], name, 0) == 0 || (base && fnmatch(globs[i], base, 0) == 0))
+			return 1;
+	return 0;
+}
+
+/* 1 when site s (of target t) is selected by --function and --module.
+ * fnmatch per site: a few hundred ns, only when filters were given. */
+static int selected(const struct cs_report *r, const struct cs_file *f,
+		    const struct cs_site_block *s, const struct cs_target_block *t)
+{
+	const struct cs_module_block *m;
+
+	if (!glob_match(r->fn_globs, r->nfn_globs, t->name, NULL))
+		return 0;
+	if (r->nmod_globs) {
+		m = s->module ? cs_reader_module(f, s->module) : NULL;
+		if (!m || !glob_match(r->mod_globs, r->nmod_globs, m->path,
+				      cs_util_basename(m->path)))
+			return 0;
 	}
-	return row->aggs[ev];
+	return 1;
 }
 
 static int add_file_info(struct cs_report *r, const struct cs_file *f)
@@ -168,6 +282,10 @@ static int stat_empty(const struct cs_stat *s)
 {
 	unsigned b;
 
+	/* Most often min's bucket says it at once (and the scan would read
+	 * up to 9 KB for nothing). */
+	if (s->min <= s->max && s->hist[cs_hist_index(s->min)])
+		return 0;
 	for (b = 0; b < CS_HIST_BUCKETS; b++)
 		if (s->hist[b])
 			return 0;
@@ -196,12 +314,13 @@ static int add_calibration(struct cs_report *r, const struct cs_file *f,
 			continue;
 		g = evmap[e];
 		if (!r->calib[g]) {
-			r->calib[g] = malloc(sizeof(struct cs_agg));
+			r->calib[g] = cs_stats_new();
 			if (!r->calib[g])
 				return -ENOMEM;
-			cs_stats_init(r->calib[g]);
 		}
 		cs_stats_add(r->calib[g], &s->stat[e]);
+		if (r->calib[g]->nomem)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -211,14 +330,15 @@ static int add_calibration(struct cs_report *r, const struct cs_file *f,
  * Returns 0 or -ENOMEM. */
 static int file_overhead(const struct cs_file *f, uint64_t *over)
 {
-	struct cs_agg *a = malloc(sizeof(*a));
+	struct cs_agg *a = cs_stats_new();
 	unsigned e;
 	size_t i;
+	int ret = 0;
 
 	if (!a)
 		return -ENOMEM;
 	for (e = 0; e < f->hdr->nevents; e++) {
-		cs_stats_init(a);
+		cs_stats_fini(a);
 		for (i = 0; i < f->nsites; i++) {
 			const struct cs_site_block *s = f->sites[i];
 
@@ -227,13 +347,20 @@ static int file_overhead(const struct cs_file *f, uint64_t *over)
 				cs_stats_add(a, &s->stat[e]);
 		}
 		over[e] = cs_stats_percentile(a, 0.5);
+		if (a->nomem)
+			ret = -ENOMEM;
 	}
-	free(a);
-	return 0;
+	cs_stats_free(a);
+	return ret;
 }
+
+static int add_other(const struct cs_report *r, struct cs_row *row, const struct cs_file *f,
+		     const struct cs_site_block *s, const struct cs_nested_block *nb,
+		     const size_t *evmap, const uint64_t *over);
 
 int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 {
+	static struct cs_stat xstat; /* 9 KiB: not on the stack */
 	const struct cs_file_header *h = f->hdr;
 	uint64_t over[CS_MAX_EVENTS] = {0}, n;
 	size_t evmap[CS_MAX_EVENTS];
@@ -259,12 +386,16 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 		const struct cs_site_block *s = f->sites[i];
 		const struct cs_target_block *t = cs_reader_target(f, s->target);
 		const struct cs_module_block *m;
+		const struct cs_nested_block *nb = cs_reader_nested(f, s);
+		const struct cs_stat *st;
 
 		if (t->how & CS_HOOK_CALIBRATION) {
 			if (add_calibration(r, f, s, evmap))
 				return -ENOMEM;
 			continue;
 		}
+		if ((r->nfn_globs || r->nmod_globs) && !selected(r, f, s, t))
+			continue;
 		memset(&k, 0, sizeof(k)); /* padding is part of the hash key */
 		memcpy(k.name, t->name, sizeof(k.name));
 		k.key = s->key;
@@ -294,16 +425,52 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 		 * or left by longjmp, exit or a crash. */
 		if (s->entered > s->calls && s->entered - s->calls > s->dropped)
 			r->not_returned += s->entered - s->calls - s->dropped;
+		/* Before the row's own values grow: the other view starts
+		 * as a copy of them. */
+		if ((nb || row->other) && add_other(r, row, f, s, nb, evmap, over))
+			return -ENOMEM;
 		for (e = 0; e < h->nevents; e++) {
 			if (!cs_reader_event_usable(f, s, e) || stat_empty(&s->stat[e]))
 				continue;
-			agg = row_agg(row, evmap[e]);
+			agg = row_agg(r, row, evmap[e]);
 			if (!agg)
 				return -ENOMEM;
-			n = cs_stats_add(agg, &s->stat[e]);
+			st = &s->stat[e];
+			if (r->self && nb)
+				st = cs_merge_split(st, &nb->stat[e], &nb->stat[h->nevents + e],
+						    &xstat);
+			n = cs_stats_add_calls(agg, st, s->calls);
+			if (agg->nomem)
+				return -ENOMEM;
 			agg->shift += (cs_u128)n * over[e];
+			if (r->cold && add_cold(row, evmap[e], st, over[e]))
+				return -ENOMEM;
+			/* The shim's brackets around the nested calls are in
+			 * both views: one more overhead per nested call. */
+			if (nb)
+				agg->shift += (cs_u128)nb->children * over[e];
 		}
 	}
+	return 0;
+}
+
+int cs_merge_keep(struct cs_report *r, struct cs_file *f)
+{
+	struct cs_kept_file *nk;
+	unsigned e;
+	long g;
+
+	nk = realloc(r->kept, (r->nkept + 1) * sizeof(*nk));
+	if (!nk)
+		return -ENOMEM;
+	r->kept = nk;
+	for (e = 0; e < f->hdr->nevents; e++) {
+		g = map_event(r, f->hdr, e);
+		if (g < 0)
+			return -ENOMEM;
+		nk[r->nkept].evmap[e] = (size_t)g;
+	}
+	nk[r->nkept++].f = f;
 	return 0;
 }
 
@@ -339,6 +506,17 @@ static int cmp_rows(const void *a, const void *b)
 	return 0;
 }
 
+int cs_merge_compare(const struct cs_report *r, const struct cs_row *x, const struct cs_row *y)
+{
+	const struct cs_report *saved = sort_report;
+	int c;
+
+	sort_report = r;
+	c = cmp_rows(&x, &y);
+	sort_report = saved;
+	return c;
+}
+
 struct cs_row **cs_merge_sorted(const struct cs_report *r, size_t *n)
 {
 	struct cs_row **v, *row, *tmp;
@@ -364,6 +542,13 @@ const struct cs_agg *cs_merge_calibration(const struct cs_report *r, size_t ev)
 	if (ev >= r->ncalib || !r->calib[ev] || r->calib[ev]->n == 0)
 		return NULL;
 	return r->calib[ev];
+}
+
+const struct cs_agg *cs_merge_cold(const struct cs_row *row, size_t ev)
+{
+	if (ev >= row->ncold || !row->cold[ev] || row->cold[ev]->n == 0)
+		return NULL;
+	return row->cold[ev];
 }
 
 const struct cs_agg *cs_merge_agg(const struct cs_row *row, size_t ev)
@@ -396,12 +581,20 @@ void cs_merge_free(struct cs_report *r)
 
 	if (!r)
 		return;
-	HASH_ITER(hh, r->rows, row, tmp)
-	{
-		HASH_DEL(r->rows, row);
+	/* The table goes at once: deleting 100,000 rows one by one costs. */
+	row = r->rows;
+	HASH_CLEAR(hh, r->rows);
+	for (; row; row = tmp) {
+		tmp = row->hh.next;
 		for (i = 0; i < row->naggs; i++)
-			free(row->aggs[i]);
+			cs_stats_fini(row->aggs[i]); /* in r->chunks */
 		free(row->aggs);
+		for (i = 0; i < row->nother; i++)
+			cs_stats_free(row->other[i]);
+		free(row->other);
+		for (i = 0; i < row->ncold; i++)
+			cs_stats_free(row->cold[i]);
+		free(row->cold);
 		free(row);
 	}
 	HASH_ITER(hh, r->module_hash, m, mt)
@@ -412,11 +605,199 @@ void cs_merge_free(struct cs_report *r)
 	}
 	free(r->modules);
 	for (i = 0; i < r->ncalib; i++)
-		free(r->calib[i]);
+		cs_stats_free(r->calib[i]);
 	free(r->calib);
 	for (i = 0; i < r->nfiles; i++)
 		free(r->files[i].path);
 	free(r->files);
 	free(r->events);
+	for (i = 0; i < r->nkept; i++)
+		cs_reader_free(r->kept[i].f);
+	free(r->kept);
+	while (r->chunks) {
+		struct cs_agg_chunk *c = r->chunks;
+
+		r->chunks = c->next;
+		free(c);
+	}
 	free(r);
+}
+
+/* ---- nested targets: inclusive and exclusive (self) values ---- */
+
+/*
+ * A site's stat holds the inclusive value of every call.  Its nested
+ * block holds, for the calls during which other wrapped calls returned,
+ * their inclusive values (stat[0, n)) and their exclusive ones
+ * (stat[n, 2n)).  The other calls had nothing nested: their exclusive
+ * value is their inclusive one.  So the exclusive distribution is
+ *
+ *	site - nested inclusive + nested exclusive
+ *
+ * bucket by bucket, and likewise for sums and sums of squares (unsigned
+ * wrap-around cancels: the result is a true sum, so it fits).
+ *
+ * min and max do not subtract.  Of the calls without nesting (site minus
+ * nested inclusive, D below) the extremes are known exactly when the
+ * site's extreme cannot be a nested call: the nested calls' own min is
+ * above it, or its bucket holds no nested call.  Otherwise the bounds of
+ * D's lowest and highest non-empty buckets are used, clamped to the
+ * site's exact range.  The nested calls' exclusive min and max are exact.
+ */
+
+static int hist_empty(const uint64_t *h)
+{
+	unsigned b;
+
+	for (b = 0; b < CS_HIST_BUCKETS; b++)
+		if (h[b])
+			return 0;
+	return 1;
+}
+
+/* min and max of the site's calls that had nothing nested, whose
+ * histogram is d (not empty). */
+static void plain_range(const struct cs_stat *site, const struct cs_stat *incl, int incl_empty,
+			const uint64_t *d, uint64_t *min, uint64_t *max)
+{
+	unsigned lo = 0, hi = CS_HIST_BUCKETS - 1;
+
+	while (!d[lo])
+		lo++;
+	while (!d[hi])
+		hi--;
+	if (incl_empty || incl->min > site->min || !incl->hist[cs_hist_index(site->min)])
+		*min = site->min;
+	else
+		*min = cs_hist_lower(lo) > site->min ? cs_hist_lower(lo) : site->min;
+	if (incl_empty || incl->max < site->max || !incl->hist[cs_hist_index(site->max)])
+		*max = site->max;
+	else if (hi == CS_HIST_BUCKETS - 1)
+		*max = site->max; /* open-ended: nothing tighter is known */
+	else
+		*max = cs_hist_lower(hi) + cs_hist_width(hi) - 1 < site->max
+			       ? cs_hist_lower(hi) + cs_hist_width(hi) - 1
+			       : site->max;
+}
+
+struct cs_stat *cs_merge_split(const struct cs_stat *site, const struct cs_stat *incl,
+			       const struct cs_stat *excl, struct cs_stat *out)
+{
+	static uint64_t d[CS_HIST_BUCKETS];
+	cs_u128 sq;
+	uint64_t min, max;
+	unsigned b;
+	int incl_empty = hist_empty(incl->hist), excl_empty = hist_empty(excl->hist);
+	int d_empty = 1;
+
+	for (b = 0; b < CS_HIST_BUCKETS; b++) {
+		d[b] = site->hist[b] - incl->hist[b];
+		out->hist[b] = d[b] + excl->hist[b];
+		if (d[b])
+			d_empty = 0;
+	}
+	out->sum = site->sum - incl->sum + excl->sum;
+	sq = ((cs_u128)site->sumsq_hi << 64 | site->sumsq_lo) -
+	     ((cs_u128)incl->sumsq_hi << 64 | incl->sumsq_lo) +
+	     ((cs_u128)excl->sumsq_hi << 64 | excl->sumsq_lo);
+	out->sumsq_lo = (uint64_t)sq;
+	out->sumsq_hi = (uint64_t)(sq >> 64);
+	if (d_empty) {
+		out->min = excl->min;
+		out->max = excl->max;
+	} else {
+		plain_range(site, incl, incl_empty, d, &min, &max);
+		out->min = !excl_empty && excl->min < min ? excl->min : min;
+		out->max = !excl_empty && excl->max > max ? excl->max : max;
+	}
+	/* The nested block is made at the first call with something
+	 * nested: when its first inclusive value is the site's first, that
+	 * call was the site's first (or one equal to it). */
+	out->first = !incl_empty && incl->first == site->first ? excl->first : site->first;
+	return out;
+}
+
+/* Makes row->other a copy of row->aggs.  Returns 0 or -ENOMEM (what was
+ * made is freed with the row). */
+static int copy_aggs(struct cs_row *row)
+{
+	size_t i;
+
+	row->other = calloc(row->naggs ? row->naggs : 1, sizeof(*row->other));
+	if (!row->other)
+		return -ENOMEM;
+	row->nother = row->naggs;
+	for (i = 0; i < row->naggs; i++) {
+		if (!row->aggs[i])
+			continue;
+		row->other[i] = cs_stats_new();
+		if (!row->other[i] || cs_stats_copy(row->other[i], row->aggs[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct cs_agg *other_agg(struct cs_row *row, size_t ev)
+{
+	struct cs_agg **na;
+
+	if (ev >= row->nother) {
+		na = realloc(row->other, (ev + 1) * sizeof(*na));
+		if (!na)
+			return NULL;
+		memset(na + row->nother, 0, (ev + 1 - row->nother) * sizeof(*na));
+		row->other = na;
+		row->nother = ev + 1;
+	}
+	if (!row->other[ev]) {
+		row->other[ev] = cs_stats_new();
+		if (!row->other[ev])
+			return NULL;
+	}
+	return row->other[ev];
+}
+
+/* Adds the view of site s (of file f) that row->aggs does not hold to
+ * row->other, making row->other first (a copy of row->aggs) when the row
+ * had no nested site so far.  nb is the site's nested block or NULL.
+ * Returns 0 or -ENOMEM. */
+static int add_other(const struct cs_report *r, struct cs_row *row, const struct cs_file *f,
+		     const struct cs_site_block *s, const struct cs_nested_block *nb,
+		     const size_t *evmap, const uint64_t *over)
+{
+	static struct cs_stat x; /* 9 KiB: not on the stack */
+	const struct cs_stat *st;
+	struct cs_agg *a;
+	unsigned e, n = f->hdr->nevents;
+	uint64_t cnt;
+
+	if (!row->other && copy_aggs(row))
+		return -ENOMEM;
+	for (e = 0; e < n; e++) {
+		if (!cs_reader_event_usable(f, s, e) || stat_empty(&s->stat[e]))
+			continue;
+		a = other_agg(row, evmap[e]);
+		if (!a)
+			return -ENOMEM;
+		st = &s->stat[e];
+		if (!r->self && nb)
+			st = cs_merge_split(st, &nb->stat[e], &nb->stat[n + e], &x);
+		cnt = cs_stats_add(a, st);
+		if (a->nomem)
+			return -ENOMEM;
+		a->shift += (cs_u128)cnt * over[e];
+		if (nb)
+			a->shift += (cs_u128)nb->children * over[e];
+	}
+	return 0;
+}
+
+const struct cs_agg *cs_merge_view(const struct cs_report *r, const struct cs_row *row, size_t ev,
+				   int exclusive)
+{
+	if (!exclusive == !r->self || !row->other)
+		return cs_merge_agg(row, ev);
+	if (ev >= row->nother || !row->other[ev] || row->other[ev]->n == 0)
+		return NULL;
+	return row->other[ev];
 }

@@ -9,7 +9,7 @@
 /* The first 13 columns are a contract: never reorder or rename them.
  * New columns go at the end. */
 static const char header[] = "function,callsite,module,event,calls,total,mean,stddev,min,p50,p90,"
-			     "p99,max,entered,dropped,status\n";
+			     "p99,max,entered,dropped,status,key";
 
 void cs_csv_field(FILE *out, const char *field)
 {
@@ -33,11 +33,88 @@ static void u64(FILE *out, uint64_t v)
 	fprintf(out, ",%llu", (unsigned long long)v);
 }
 
-static void row_event(FILE *out, const struct cs_report *r, const struct cs_row *row, size_t ev,
-		      const char *fn, const char *cs, const char *mod)
+/* The columns after status: the size class, and with --nested the
+ * inclusive and exclusive means. */
+static void row_tail(FILE *out, const struct cs_report *r, const struct cs_row *row, size_t ev,
+		     const struct cs_output_opts *o)
 {
-	const struct cs_agg *agg = cs_merge_agg(row, ev);
+	const struct cs_agg *a;
 	struct cs_summary s;
+	char buf[64];
+	int x;
+
+	fprintf(out, ",%s", cs_util_key_class(row->k.key, buf, sizeof(buf)));
+	for (x = 0; o->nested && x < 2; x++) {
+		a = cs_merge_not_counted(r, ev) ? NULL : cs_merge_view(r, row, ev, x);
+		if (a && cs_stats_summarize(a, &s) == 0)
+			fprintf(out, ",%s", cs_util_decimal(s.mean, buf, sizeof(buf)));
+		else
+			fputc(',', out);
+	}
+}
+
+/* The extra columns of --binomial and --cold, per event. */
+static const int bin_cols[] = {CS_COL_BIN_N, CS_COL_BIN_P};
+static const int cold_cols[] = {CS_COL_COLD_N,	    CS_COL_COLD_MEAN, CS_COL_COLD_MIN,
+				CS_COL_COLD_MAX,    CS_COL_WARM_N,    CS_COL_WARM_TOTAL,
+				CS_COL_WARM_MEAN,   CS_COL_WARM_STDDEV, CS_COL_WARM_MIN,
+				CS_COL_WARM_P50,    CS_COL_WARM_P90,  CS_COL_WARM_P99,
+				CS_COL_WARM_MAX};
+
+#define NCOLD (sizeof(cold_cols) / sizeof(cold_cols[0]))
+
+/* The names of the columns after the first ones: source, then those of
+ * --binomial, --cold and --derive. */
+static void extras_header(FILE *out, const struct cs_output_opts *o)
+{
+	size_t i;
+
+	fputs(",source", out);
+	for (i = 0; o->binomial && i < 2; i++)
+		fprintf(out, ",%s", cs_view_column_name(bin_cols[i], o));
+	for (i = 0; o->cold && i < NCOLD; i++)
+		fprintf(out, ",%s", cs_view_column_name(cold_cols[i], o));
+	for (i = 0; i < o->nderive; i++) {
+		fputc(',', out);
+		cs_csv_field(out, o->derive[i].name);
+	}
+}
+
+void cs_csv_extras_blank(FILE *out, const struct cs_output_opts *o)
+{
+	size_t i, n = 1 + (o->binomial ? 2 : 0) + (o->cold ? NCOLD : 0) + o->nderive;
+
+	for (i = 0; i < n; i++)
+		fputc(',', out);
+}
+
+/* The extra columns of row i for event ev. */
+static void extras(FILE *out, struct cs_view *v, size_t i, size_t ev,
+		   const struct cs_output_opts *o, int counted)
+{
+	char buf[128];
+	size_t k;
+
+	fputc(',', out);
+	cs_csv_field(out, cs_view_text(v, i, CS_COL_SOURCE));
+	for (k = 0; o->binomial && k < 2; k++)
+		fprintf(out, ",%s", counted ? cs_view_format_csv(v, i, ev, bin_cols[k], buf,
+								 sizeof(buf))
+					    : "");
+	for (k = 0; o->cold && k < NCOLD; k++)
+		fprintf(out, ",%s", counted ? cs_view_format_csv(v, i, ev, cold_cols[k], buf,
+								 sizeof(buf))
+					    : "");
+	for (k = 0; k < o->nderive; k++)
+		fprintf(out, ",%s",
+			cs_view_format_csv(v, i, ev, CS_COL_DERIVED + (int)k, buf, sizeof(buf)));
+}
+
+/* The columns up to status of event ev of row, whose summary is s (NULL:
+ * no values). */
+static void row_event(FILE *out, const struct cs_report *r, const struct cs_row *row, size_t ev,
+		      const char *fn, const char *cs, const char *mod, const struct cs_summary *s)
+{
 	char buf[64];
 
 	cs_csv_field(out, fn);
@@ -50,48 +127,79 @@ static void row_event(FILE *out, const struct cs_report *r, const struct cs_row 
 	if (cs_merge_not_counted(r, ev)) {
 		/* calls..max, entered, dropped: no number means nothing
 		 * was measured, which a 0 would hide. */
-		fputs(",,,,,,,,,,,,not counted\n", out);
+		fputs(",,,,,,,,,,,,not counted", out);
 		return;
 	}
-	if (!agg) {
+	if (!s) {
 		fputs(",0,0,,,,,,,", out); /* mean..max empty */
 		u64(out, row->entered);
 		u64(out, row->dropped);
-		fputs(",no data\n", out);
+		fputs(",no data", out);
 		return;
 	}
-	cs_stats_summarize(agg, &s);
-	u64(out, s.n);
-	fprintf(out, ",%s", cs_util_u128(s.total, buf, sizeof(buf)));
-	fprintf(out, ",%s", cs_util_decimal(s.mean, buf, sizeof(buf)));
-	fprintf(out, ",%s", cs_util_decimal(s.stddev, buf, sizeof(buf)));
-	u64(out, s.min);
-	u64(out, s.p50);
-	u64(out, s.p90);
-	u64(out, s.p99);
-	u64(out, s.max);
+	u64(out, s->n);
+	fprintf(out, ",%s", cs_util_u128(s->total, buf, sizeof(buf)));
+	fprintf(out, ",%s", cs_util_decimal(s->mean, buf, sizeof(buf)));
+	fprintf(out, ",%s", cs_util_decimal(s->stddev, buf, sizeof(buf)));
+	u64(out, s->min);
+	u64(out, s->p50);
+	u64(out, s->p90);
+	u64(out, s->p99);
+	u64(out, s->max);
 	u64(out, row->entered);
 	u64(out, row->dropped);
-	fputs(",ok\n", out);
+	fputs(",ok", out);
 }
 
-int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms)
+int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
+		 const struct cs_output_opts *o)
 {
-	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096];
-	struct cs_row **rows;
-	size_t n, i, ev;
+	const char *fn, *cs, *mod;
+	const struct cs_row *row;
+	struct cs_formula *d;
+	struct cs_view *v;
+	const size_t *evs;
+	size_t n, i, k, nd, nev, *order;
 
-	rows = cs_merge_sorted(r, &n);
-	if (r->nrows && !rows)
+	if (cs_formulas_find(r, &d, &nd))
 		return -ENOMEM;
-	fputs(header, out);
-	for (i = 0; i < n; i++) {
-		cs_merge_function(rows[i], fn, sizeof(fn));
-		cs_output_callsite(r, rows[i], syms, cs, sizeof(cs), mod, sizeof(mod));
-		for (ev = 0; ev < r->nevents; ev++)
-			row_event(out, r, rows[i], ev, fn, cs, mod);
+	if (cs_view_new(r, syms, o, &v)) {
+		free(d);
+		return -ENOMEM;
 	}
-	free(rows);
+	evs = cs_view_events(v, &nev);
+	if (!o->top || o->top * 4 >= cs_view_nrows(v))
+		cs_view_all_text(v, r->by == CS_BY_CALLSITE);
+	/* Rows in the order of cs_merge_sorted unless --sort says (by the
+	 * first event shown), cut by --top. */
+	order = cs_view_order_opts(v, nev ? evs[0] : 0, -1, &n);
+	if (cs_view_nrows(v) && !order) {
+		cs_view_free(v);
+		free(d);
+		return -ENOMEM;
+	}
+	fputs(header, out);
+	fputs(o->nested ? ",incl_mean,self_mean" : "", out);
+	extras_header(out, o);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		row = cs_view_row(v, order[i]);
+		fn = cs_view_text(v, order[i], CS_COL_FUNCTION);
+		cs = cs_view_text(v, order[i], CS_COL_CALLSITE);
+		mod = cs_view_text(v, order[i], CS_COL_MODULE);
+		for (k = 0; k < nev; k++) {
+			row_event(out, r, row, evs[k], fn, cs, mod,
+				  cs_view_summary(v, order[i], evs[k]));
+			row_tail(out, r, row, evs[k], o);
+			extras(out, v, order[i], evs[k], o, !cs_merge_not_counted(r, evs[k]));
+			fputc('\n', out);
+		}
+		/* The preset formulas beside the events they are made of. */
+		cs_formulas_csv(out, r, d, nd, row, fn, cs, mod, o);
+	}
+	free(order);
+	cs_view_free(v);
+	free(d);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

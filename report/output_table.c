@@ -95,80 +95,10 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 			r->subtract_overhead ? ", subtracted below" : "");
 }
 
-enum col {
-	C_FUNCTION,
-	C_CALLSITE,
-	C_MODULE,
-	C_CALLS,
-	C_MEAN,
-	C_STDDEV,
-	C_MIN,
-	C_P50,
-	C_P90,
-	C_P99,
-	C_MAX,
-	C_TOTAL,
-	NCOLS
-};
-
-static const char *const col_names[NCOLS] = {
-	"function", "callsite", "module", "calls", "mean", "stddev",
-	"min",	    "p50",	"p90",	  "p99",   "max",  "total",
-};
-
-#define CELL 80
-
-struct line {
-	const struct cs_row *row;
-	const struct cs_agg *agg;
-	cs_u128 total;
-	size_t order; /* position in the sorted rows */
-	char cell[NCOLS][CELL];
-};
-
-static int cmp_lines(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-
-	/* Biggest total first; the sorted row order breaks ties. */
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void cut(char *s, int truncate)
 {
 	if (truncate && strlen(s) > MAX_NAME_COLUMN)
 		memcpy(s + MAX_NAME_COLUMN - 3, "...", 4);
-}
-
-static void fill_line(struct line *l, const struct cs_report *r, struct cs_symbols *syms,
-		      const struct cs_output_opts *o)
-{
-	struct cs_summary s;
-	unsigned c;
-
-	cs_merge_function(l->row, l->cell[C_FUNCTION], CELL);
-	cs_output_callsite(r, l->row, syms, l->cell[C_CALLSITE], CELL, l->cell[C_MODULE], CELL);
-	cut(l->cell[C_FUNCTION], o->truncate);
-	cut(l->cell[C_CALLSITE], o->truncate);
-	cut(l->cell[C_MODULE], o->truncate);
-	if (!l->agg) {
-		snprintf(l->cell[C_CALLS], CELL, "0");
-		for (c = C_MEAN; c < NCOLS; c++)
-			snprintf(l->cell[c], CELL, "-");
-		return;
-	}
-	cs_stats_summarize(l->agg, &s);
-	cs_util_human((long double)s.n, l->cell[C_CALLS], CELL);
-	cs_util_human(s.mean, l->cell[C_MEAN], CELL);
-	cs_util_human(s.stddev, l->cell[C_STDDEV], CELL);
-	cs_util_human((long double)s.min, l->cell[C_MIN], CELL);
-	cs_util_human((long double)s.p50, l->cell[C_P50], CELL);
-	cs_util_human((long double)s.p90, l->cell[C_P90], CELL);
-	cs_util_human((long double)s.p99, l->cell[C_P99], CELL);
-	cs_util_human((long double)s.max, l->cell[C_MAX], CELL);
-	cs_util_human((long double)s.total, l->cell[C_TOTAL], CELL);
 }
 
 static void event_title(FILE *out, const struct cs_report *r, size_t ev)
@@ -190,90 +120,330 @@ static void event_title(FILE *out, const struct cs_report *r, size_t ev)
 	fputc('\n', out);
 }
 
-static void print_table(FILE *out, struct line *lines, size_t n, int by_fn)
+/* The cells of a table, formatted: ncols per line, header first. */
+struct grid {
+	char *buf;
+	size_t len, cap;
+	uint32_t *off; /* [(nlines + 1) * ncols] */
+	uint16_t *clen; /* their lengths */
+	size_t ncols, nlines;
+	size_t *w; /* column widths */
+};
+
+static int grid_put(struct grid *g, size_t line, size_t col, const char *s)
 {
-	size_t w[NCOLS], i, len;
-	unsigned c;
-	int first;
+	size_t n = strlen(s), cap, k = line * g->ncols + col;
+	char *nb;
 
-	for (c = 0; c < NCOLS; c++)
-		w[c] = strlen(col_names[c]);
-	for (i = 0; i < n; i++)
-		for (c = 0; c < NCOLS; c++) {
-			len = strlen(lines[i].cell[c]);
-			if (len > w[c])
-				w[c] = len;
-		}
-	for (i = 0; i <= n; i++) {
-		first = 1;
-		fputs("  ", out);
-		for (c = 0; c < NCOLS; c++) {
-			const char *v = i ? lines[i - 1].cell[c] : col_names[c];
-			int text = c <= C_MODULE;
-
-			if (by_fn && (c == C_CALLSITE || c == C_MODULE))
-				continue;
-			/* Text columns left-aligned, numbers right-aligned. */
-			if (!first)
-				fputs("  ", out);
-			if (text)
-				fprintf(out, "%-*s", (int)w[c], v);
-			else
-				fprintf(out, "%*s", (int)w[c], v);
-			first = 0;
-		}
-		fputc('\n', out);
+	if (n > 4000)
+		n = 4000;
+	if (g->len + n > g->cap) {
+		cap = g->cap ? g->cap : 4096;
+		while (g->len + n > cap)
+			cap *= 2;
+		nb = realloc(g->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		g->buf = nb;
+		g->cap = cap;
 	}
+	memcpy(g->buf + g->len, s, n);
+	g->off[k] = (uint32_t)g->len;
+	g->clen[k] = (uint16_t)n;
+	g->len += n;
+	if (n > g->w[col])
+		g->w[col] = n;
+	return g->len > UINT32_MAX ? -ENOMEM : 0;
+}
+
+static int grid_init(struct grid *g, size_t nlines, size_t ncols)
+{
+	memset(g, 0, sizeof(*g));
+	g->ncols = ncols;
+	g->nlines = nlines;
+	g->off = malloc((nlines + 1) * ncols * sizeof(*g->off));
+	g->clen = malloc((nlines + 1) * ncols * sizeof(*g->clen));
+	g->w = calloc(ncols, sizeof(*g->w));
+	return g->off && g->clen && g->w ? 0 : -ENOMEM;
+}
+
+static void grid_free(struct grid *g)
+{
+	free(g->buf);
+	free(g->off);
+	free(g->clen);
+	free(g->w);
+}
+
+/* Prints g: text columns (text[c]) left-aligned, numbers right-aligned;
+ * each line is put together first and written at once.  Returns 0 or
+ * -ENOMEM. */
+static int grid_print(FILE *out, const struct grid *g, const int *text)
+{
+	size_t i, c, k, width = 2, p;
+	char *line;
+
+	for (c = 0; c < g->ncols; c++)
+		width += g->w[c] + 2;
+	line = malloc(width + 1);
+	if (!line)
+		return -ENOMEM;
+	for (i = 0; i <= g->nlines; i++) {
+		memset(line, ' ', width);
+		p = 2;
+		for (c = 0; c < g->ncols; c++) {
+			k = i * g->ncols + c;
+			if (text[c])
+				memcpy(line + p, g->buf + g->off[k], g->clen[k]);
+			else
+				memcpy(line + p + g->w[c] - g->clen[k], g->buf + g->off[k],
+				       g->clen[k]);
+			p += g->w[c] + 2;
+		}
+		/* No trailing blanks after the last column. */
+		p -= 2;
+		if (text[g->ncols - 1])
+			p -= g->w[g->ncols - 1] - g->clen[i * g->ncols + g->ncols - 1];
+		line[p++] = '\n';
+		fwrite_unlocked(line, 1, p, out);
+	}
+	free(line);
+	return 0;
+}
+
+/* The columns of an event's table, in order.  Returns how many. */
+static size_t table_columns(const struct cs_report *r, const struct cs_output_opts *o,
+			    int source, int *cols)
+{
+	static const int plain[] = {CS_COL_MEAN, -1, CS_COL_STDDEV, CS_COL_MIN, CS_COL_P50,
+				    CS_COL_P90,	 CS_COL_P99, CS_COL_MAX, CS_COL_TOTAL};
+	static const int coldwarm[] = {CS_COL_COLD_N,	   CS_COL_COLD_MEAN, CS_COL_COLD_MIN,
+				       CS_COL_COLD_MAX,	   CS_COL_WARM_MEAN, -1,
+				       CS_COL_WARM_STDDEV, CS_COL_WARM_MIN,  CS_COL_WARM_P50,
+				       CS_COL_WARM_P90,	   CS_COL_WARM_P99,  CS_COL_WARM_MAX};
+	const int *set = o->cold ? coldwarm : plain;
+	size_t n = 0, i, nset = o->cold ? sizeof(coldwarm) / sizeof(coldwarm[0])
+					 : sizeof(plain) / sizeof(plain[0]);
+
+	cols[n++] = CS_COL_FUNCTION;
+	if (r->by == CS_BY_CALLSITE) {
+		cols[n++] = CS_COL_CALLSITE;
+		cols[n++] = CS_COL_MODULE;
+		if (source)
+			cols[n++] = CS_COL_SOURCE;
+	}
+	cols[n++] = CS_COL_CALLS;
+	for (i = 0; i < nset; i++) {
+		if (set[i] >= 0) {
+			cols[n++] = set[i];
+		} else if (o->nested) {
+			/* --nested: the inclusive and self means after the mean */
+			cols[n++] = CS_COL_INCL;
+			cols[n++] = CS_COL_SELF;
+		}
+	}
+	if (o->binomial) {
+		cols[n++] = CS_COL_BIN_N;
+		cols[n++] = CS_COL_BIN_P;
+	}
+	return n;
+}
+
+/* Formats statistic column col (calls ... total) of summary s (NULL: no
+ * values) as cs_view_format would, without looking the row up again for
+ * each cell. */
+static void stat_cell(const struct cs_summary *s, int col, char *buf, size_t len)
+{
+	uint64_t u;
+
+	if (!s) {
+		snprintf(buf, len, "%s", col == CS_COL_CALLS ? "0" : "-");
+		return;
+	}
+	switch (col) {
+	case CS_COL_MEAN:
+		cs_util_human(s->mean, buf, len);
+		return;
+	case CS_COL_STDDEV:
+		cs_util_human(s->stddev, buf, len);
+		return;
+	case CS_COL_TOTAL:
+		cs_util_human((long double)s->total, buf, len);
+		return;
+	case CS_COL_CALLS:
+		u = s->n;
+		break;
+	case CS_COL_MIN:
+		u = s->min;
+		break;
+	case CS_COL_P50:
+		u = s->p50;
+		break;
+	case CS_COL_P90:
+		u = s->p90;
+		break;
+	case CS_COL_P99:
+		u = s->p99;
+		break;
+	default:
+		u = s->max;
+		break;
+	}
+	cs_util_human_u64(u, buf, len);
+}
+
+/* Formats text column col of row i for the table. */
+static void text_cell(struct cs_view *v, size_t i, int col, int truncate, char *buf, size_t len)
+{
+	const char *t = cs_view_text(v, i, col);
+	size_t n;
+
+	/* The table has the base name: the CSV has the whole path. */
+	if (col == CS_COL_SOURCE)
+		t = cs_util_basename(t);
+	n = strlen(t);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	cut(buf, truncate);
+}
+
+/* Prints rows order[0, n) with columns cols[0, ncols) for event ev (the
+ * per-row columns ignore it).  Returns 0 or -ENOMEM. */
+static int print_rows(FILE *out, struct cs_view *v, const struct cs_output_opts *o, size_t ev,
+		      const size_t *order, size_t n, const int *cols, size_t ncols)
+{
+	int text[CS_NCOLS + 64];
+	const struct cs_summary *s;
+	char buf[4096];
+	struct grid g;
+	size_t i, c;
+	int ret = grid_init(&g, n, ncols);
+
+	for (c = 0; !ret && c < ncols; c++) {
+		text[c] = cs_view_text_column(cols[c]);
+		ret = grid_put(&g, 0, c, cs_view_column_name(cols[c], o));
+	}
+	for (i = 0; !ret && i < n; i++) {
+		if (i + 16 < n)
+			cs_view_prefetch(v, order[i + 16], ev, 0);
+		if (i + 8 < n)
+			cs_view_prefetch(v, order[i + 8], ev, 1);
+		s = ev != (size_t)-1 ? cs_view_summary(v, order[i], ev) : NULL;
+		for (c = 0; !ret && c < ncols; c++) {
+			if (text[c])
+				text_cell(v, order[i], cols[c], o->truncate, buf, sizeof(buf));
+			else if (ev != (size_t)-1 && cols[c] >= CS_COL_CALLS &&
+				 cols[c] <= CS_COL_TOTAL)
+				stat_cell(s, cols[c], buf, sizeof(buf));
+			else if (cols[c] == CS_COL_CALLS && ev == (size_t)-1)
+				cs_util_human((long double)cs_view_row(v, order[i])->calls, buf,
+					      sizeof(buf));
+			else
+				cs_view_format(v, order[i], ev, cols[c], buf, sizeof(buf));
+			ret = grid_put(&g, i + 1, c, buf);
+		}
+	}
+	if (!ret)
+		ret = grid_print(out, &g, text);
+	grid_free(&g);
+	return ret;
+}
+
+/* One event's table.  Returns 0 or -ENOMEM. */
+static int print_event(FILE *out, const struct cs_report *r, struct cs_view *v,
+		       const struct cs_output_opts *o, size_t ev)
+{
+	int cols[CS_NCOLS + 8];
+	size_t n, ncols, *order;
+	int ret;
+
+	order = cs_view_order_opts(v, ev, CS_COL_TOTAL, &n);
+	if (!order)
+		return -ENOMEM;
+	ncols = table_columns(r, o, r->by == CS_BY_CALLSITE && cs_view_any_source(v, order, n), cols);
+	ret = print_rows(out, v, o, ev, order, n, cols, ncols);
+	free(order);
+	return ret;
+}
+
+/* The --derive columns: one table of every row, after the events. */
+static int print_derived(FILE *out, const struct cs_report *r, struct cs_view *v,
+			 const struct cs_output_opts *o)
+{
+	int cols[CS_NCOLS + 8 + 64];
+	size_t n, ncols, nev, *order, i;
+	const size_t *evs = cs_view_events(v, &nev);
+	int ret;
+
+	fputs("\nderived, per row from the means per call of its events:", out);
+	for (i = 0; i < o->nderive; i++)
+		fprintf(out, "%s %s = %s", i ? ";" : "", o->derive[i].name, o->derive[i].text);
+	fputc('\n', out);
+	if (cs_view_nrows(v) == 0) {
+		fputs("  no calls recorded\n", out);
+		return 0;
+	}
+	/* A sort column of the events: the first event shown says. */
+	order = cs_view_order_opts(v, nev ? evs[0] : 0, CS_COL_DERIVED, &n);
+	if (!order)
+		return -ENOMEM;
+	ncols = 0;
+	cols[ncols++] = CS_COL_FUNCTION;
+	if (r->by == CS_BY_CALLSITE) {
+		cols[ncols++] = CS_COL_CALLSITE;
+		cols[ncols++] = CS_COL_MODULE;
+		if (cs_view_any_source(v, order, n))
+			cols[ncols++] = CS_COL_SOURCE;
+	}
+	cols[ncols++] = CS_COL_CALLS;
+	for (i = 0; i < o->nderive && i < 64; i++)
+		cols[ncols++] = CS_COL_DERIVED + (int)i;
+	ret = print_rows(out, v, o, (size_t)-1, order, n, cols, ncols);
+	free(order);
+	return ret;
 }
 
 int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		   const struct cs_output_opts *o)
 {
-	struct cs_row **rows;
-	struct line *lines = NULL;
-	size_t nrows, ev, i;
+	struct cs_view *v;
+	const size_t *evs;
+	size_t nev, i;
+	int ret = 0;
 
 	if (o->summary) {
 		cs_table_summary(out, r);
 		fputc('\n', out);
 	}
-	rows = cs_merge_sorted(r, &nrows);
-	if (r->nrows && !rows)
+	if (cs_view_new(r, syms, o, &v))
 		return -ENOMEM;
-	if (nrows) {
-		lines = calloc(nrows, sizeof(*lines));
-		if (!lines) {
-			free(rows);
-			return -ENOMEM;
-		}
-	}
-	for (ev = 0; ev < r->nevents; ev++) {
-		if (ev)
+	evs = cs_view_events(v, &nev);
+	/* Most rows will be shown: their texts are made at once. */
+	if (!o->top || o->top * 4 >= cs_view_nrows(v))
+		cs_view_all_text(v, r->by == CS_BY_CALLSITE);
+	for (i = 0; i < nev && !ret; i++) {
+		if (i)
 			fputc('\n', out);
-		event_title(out, r, ev);
-		if (cs_merge_not_counted(r, ev)) {
+		event_title(out, r, evs[i]);
+		if (cs_merge_not_counted(r, evs[i]))
 			fputs("  not counted (the event could not be opened)\n", out);
-			continue;
-		}
-		if (nrows == 0) {
+		else if (cs_view_nrows(v) == 0)
 			fputs("  no calls recorded\n", out);
-			continue;
-		}
-		for (i = 0; i < nrows; i++) {
-			memset(&lines[i], 0, sizeof(lines[i]));
-			lines[i].row = rows[i];
-			lines[i].order = i;
-			lines[i].agg = cs_merge_agg(rows[i], ev);
-			lines[i].total = lines[i].agg ? lines[i].agg->sum : 0;
-			fill_line(&lines[i], r, syms, o);
-		}
-		qsort(lines, nrows, sizeof(*lines), cmp_lines);
-		print_table(out, lines, nrows, r->by == CS_BY_FUNCTION);
+		else
+			ret = print_event(out, r, v, o, evs[i]);
 	}
 	if (r->nevents == 0)
 		fputs("no events recorded\n", out);
-	free(lines);
-	free(rows);
+	if (!ret && o->nderive)
+		ret = print_derived(out, r, v, o);
+	cs_view_free(v);
+	if (ret)
+		return ret;
+	/* The preset formulas, after the events they are made of. */
+	if (cs_formulas_table(out, r, syms) == -ENOMEM)
+		return -ENOMEM;
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

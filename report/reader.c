@@ -4,16 +4,28 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/internal.h"
 
 /*
- * The file is read(2) into a private buffer rather than mapped: the shim
- * trims a live file at exit, and a mapped page beyond the new end would
- * raise SIGBUS here.  A private copy cannot change while we look at it.
+ * A file whose writer is still running (or died) is read(2) into a
+ * private buffer: a private copy cannot change while we look at it.  A
+ * complete file is mapped instead: it no longer changes but for counting
+ * fields of threads that outlived exit, and reading a 4 GB report by
+ * read(2) into fresh memory takes seconds where mapping it from the page
+ * cache takes a fraction of one.  The writer never trims a file below
+ * header.used, so the pages mapped stay; a file cut by something else
+ * while mapped raises SIGBUS, which ends the command with a message.
+ * Setting up and tearing down the page tables of a large mapping is
+ * most of the cost of reading it (0.3 s for 4 GB here): a helper thread
+ * prefaults the second half while the block walk faults in the first,
+ * and another unmaps the file while the report is printed.
  *
  * A bad header makes the file unusable: it is rejected.  Damage past the
  * header (a bad block size, a block too small for its type, a dangling
@@ -191,15 +203,20 @@ const struct cs_target_block *cs_reader_target(const struct cs_file *f, uint32_t
 
 int cs_reader_event_usable(const struct cs_file *f, const struct cs_site_block *s, unsigned ev)
 {
+	return cs_reader_tid_usable(f, s->tid, ev);
+}
+
+int cs_reader_tid_usable(const struct cs_file *f, uint32_t tid, unsigned ev)
+{
 	size_t lo = 0, hi = f->ntids, mid;
 
 	if (ev >= f->hdr->nevents)
 		return 0;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (f->tids[mid].tid == s->tid)
+		if (f->tids[mid].tid == tid)
 			return (f->tids[mid].events_open >> ev) & 1u;
-		if (f->tids[mid].tid < s->tid)
+		if (f->tids[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -209,11 +226,104 @@ int cs_reader_event_usable(const struct cs_file *f, const struct cs_site_block *
 	return (f->hdr->events[ev].flags & CS_EVENT_COUNTED) != 0;
 }
 
+static int check_nested(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vn)
+{
+	const struct cs_nested_block *n = (const void *)(f->data + off);
+	uint32_t nev = f->hdr->nevents;
+
+	if (b->size < sizeof(*n))
+		damage(f, "nested block at offset %llu: too small (%u bytes)", (ull)off, b->size);
+	else if (n->nevents != nev)
+		damage(f, "nested block at offset %llu: %u events, the header has %u", (ull)off,
+		       n->nevents, nev);
+	else if (b->size != cs_nested_block_size(nev))
+		damage(f, "nested block at offset %llu: %u bytes, %llu expected for %u events",
+		       (ull)off, b->size, (ull)cs_nested_block_size(nev), nev);
+	else
+		return push(vn, n);
+	return 0;
+}
+
+/* Windows of a series block that can hold calls. */
+unsigned cs_reader_windows_used(const struct cs_series_block *sb)
+{
+	uint64_t w;
+
+	if (sb->shift >= 64)
+		return 0;
+	w = (sb->calls >> sb->shift) + ((sb->calls & ((1ull << sb->shift) - 1)) != 0);
+	return w < CS_SERIES_WINDOWS ? (unsigned)w : CS_SERIES_WINDOWS;
+}
+
+const struct cs_window *cs_reader_window(const struct cs_series_block *sb, unsigned i)
+{
+	return (const void *)((const unsigned char *)(sb + 1) + (size_t)i * sb->window_size);
+}
+
+const struct cs_wstat *cs_reader_wstat(const struct cs_series_block *sb, unsigned i, unsigned ev)
+{
+	return (const struct cs_wstat *)(cs_reader_window(sb, i) + 1) + ev;
+}
+
+/* A series block: its sizes, then (complete files only: a live writer
+ * may be merging windows) that its windows add up to its calls. */
+static int check_series(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vse)
+{
+	const struct cs_series_block *sb = (const void *)(f->data + off);
+	uint32_t nev = f->hdr->nevents;
+	uint64_t sum = 0, c;
+	unsigned i, used;
+
+	if (b->size < sizeof(*sb)) {
+		damage(f, "series block at offset %llu: too small (%u bytes)", (ull)off, b->size);
+		return 0;
+	}
+	if (sb->nevents != nev) {
+		damage(f, "series block at offset %llu: %u events, the header has %u", (ull)off,
+		       sb->nevents, nev);
+		return 0;
+	}
+	if (sb->window_size != cs_window_size(nev) || b->size != cs_series_block_size(nev)) {
+		damage(f,
+		       "series block at offset %llu: %u bytes, windows of %llu bytes (%llu and "
+		       "%llu for %u events)",
+		       (ull)off, b->size, (ull)sb->window_size, (ull)cs_series_block_size(nev),
+		       (ull)cs_window_size(nev), nev);
+		return 0;
+	}
+	if (sb->shift >= 64) {
+		damage(f, "series block at offset %llu: shift %u (at most 63)", (ull)off,
+		       sb->shift);
+		return 0;
+	}
+	if (f->incomplete)
+		return push(vse, sb);
+	used = cs_reader_windows_used(sb);
+	for (i = 0; i < CS_SERIES_WINDOWS; i++) {
+		c = cs_reader_window(sb, i)->calls;
+		if (c > (1ull << sb->shift) || (i >= used && c)) {
+			damage(f,
+			       "series block at offset %llu: window %u has %llu calls (%llu "
+			       "calls in all, %llu per window)",
+			       (ull)off, i, (ull)c, (ull)sb->calls, 1ull << sb->shift);
+			return 0;
+		}
+		sum += c;
+	}
+	if (sum != sb->calls) {
+		damage(f, "series block at offset %llu: its windows hold %llu calls, not %llu",
+		       (ull)off, (ull)sum, (ull)sb->calls);
+		return 0;
+	}
+	return push(vse, sb);
+}
+
 /* Checks one block of a known type whose size is in bounds and appends it
  * to its array; a block that cannot be used is dropped as damage.
  * Returns 0 or -ENOMEM. */
 static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vm,
-		       struct vec *vt, struct vec *vs, struct vec *vth)
+		       struct vec *vt, struct vec *vs, struct vec *vth, struct vec *vn,
+		       struct vec *vse)
 {
 	const unsigned char *p = f->data + off;
 	const struct cs_module_block *m;
@@ -272,6 +382,10 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 			return 0;
 		}
 		return push(vth, p);
+	case CS_BLOCK_NESTED:
+		return check_nested(f, off, b, vn);
+	case CS_BLOCK_SERIES:
+		return check_series(f, off, b, vse);
 	default:
 		/* 0 = reserved but not published yet; others come from a
 		 * newer writer.  Either way the size says where to go on. */
@@ -334,11 +448,146 @@ static int build_tids(struct cs_file *f)
 	return 0;
 }
 
+static int cmp_nested(const void *a, const void *b)
+{
+	const struct cs_nested_block *x = *(const struct cs_nested_block *const *)a;
+	const struct cs_nested_block *y = *(const struct cs_nested_block *const *)b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Returns the site block at file offset off among f->sites (kept in file
+ * order, so sorted by offset), or NULL. */
+static const struct cs_site_block *site_at(const struct cs_file *f, uint64_t off)
+{
+	size_t lo = 0, hi = f->nsites, mid;
+	uint64_t o;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		o = (uint64_t)((const unsigned char *)f->sites[mid] - f->data);
+		if (o == off)
+			return f->sites[mid];
+		if (o < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Whether the nested calls of n can be among the calls of site s: for
+ * every usable event the inclusive histogram fits inside the site's and
+ * the exclusive one counts as many calls.  Returns 0 or the first event
+ * + 1 that fails. */
+static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_block *s,
+			      const struct cs_nested_block *n)
+{
+	const struct cs_stat *in, *ex;
+	uint64_t ci, ce;
+	unsigned e, b;
+
+	for (e = 0; e < n->nevents; e++) {
+		if (!cs_reader_event_usable(f, s, e))
+			continue;
+		in = &n->stat[e];
+		ex = &n->stat[n->nevents + e];
+		ci = ce = 0;
+		for (b = 0; b < CS_HIST_BUCKETS; b++) {
+			if (in->hist[b] > s->stat[e].hist[b])
+				return e + 1;
+			ci += in->hist[b];
+			ce += ex->hist[b];
+		}
+		if (ci != ce || ci > n->calls)
+			return e + 1;
+	}
+	return 0;
+}
+
+/* Keeps the nested blocks whose site is a valid site block, one per site,
+ * and whose values fit inside the site's.  A live writer may be half-way
+ * through a call (site updated, nested block not yet, or the other way
+ * round): in a running file a misfit drops the block silently. */
+static void link_nested(struct cs_file *f)
+{
+	const struct cs_site_block *s;
+	const struct cs_nested_block *n;
+	uint64_t noff;
+	size_t i, k = 0;
+	unsigned e;
+
+	if (f->nnested)
+		qsort(f->nested, f->nnested, sizeof(*f->nested), cmp_nested);
+	for (i = 0; i < f->nnested; i++) {
+		n = f->nested[i];
+		noff = (uint64_t)((const unsigned char *)n - f->data);
+		s = site_at(f, n->site);
+		if (!s) {
+			damage(f, "nested block at offset %llu: offset %llu is not a site block",
+			       (ull)noff, (ull)n->site);
+			continue;
+		}
+		if (k && f->nested[k - 1]->site == n->site) {
+			damage(f,
+			       "two nested blocks for the site at offset %llu: the second is "
+			       "ignored",
+			       (ull)n->site);
+			continue;
+		}
+		if (s->nested && s->nested != noff && !f->incomplete) {
+			damage(f,
+			       "nested block at offset %llu: its site (offset %llu) names %llu as "
+			       "its nested block",
+			       (ull)noff, (ull)n->site, (ull)s->nested);
+			continue;
+		}
+		e = nested_misfit(f, s, n);
+		if (e) {
+			if (!f->incomplete)
+				damage(f,
+				       "nested block at offset %llu: event %u has values that "
+				       "are not among its site's (offset %llu)",
+				       (ull)noff, e - 1, (ull)n->site);
+			continue;
+		}
+		f->nested[k++] = n;
+	}
+	f->nnested = k;
+	/* A site that names a nested block nobody found. */
+	for (i = 0; i < f->nsites && !f->incomplete; i++) {
+		s = f->sites[i];
+		if (s->nested && !cs_reader_nested(f, s))
+			damage(f, "site block at offset %llu: its nested block at %llu is missing",
+			       (ull)((const unsigned char *)s - f->data), (ull)s->nested);
+	}
+}
+
+const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
+					       const struct cs_site_block *s)
+{
+	uint64_t off = (uint64_t)((const unsigned char *)s - f->data);
+	size_t lo = 0, hi = f->nnested, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->nested[mid]->site == off)
+			return f->nested[mid];
+		if (f->nested[mid]->site < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* Walks the blocks of f->data, then resolves ids.  Returns 0 or -ENOMEM;
  * anything else wrong is recorded as damage. */
 static int walk(struct cs_file *f)
 {
-	struct vec vm = {0}, vt = {0}, vs = {0}, vth = {0};
+	struct vec vm = {0}, vt = {0}, vs = {0}, vth = {0}, vn = {0}, vse = {0};
 	uint64_t off = CS_HEADER_SIZE;
 	struct cs_block b;
 	size_t i, k;
@@ -366,7 +615,7 @@ static int walk(struct cs_file *f)
 			       (ull)off, b.size, (ull)f->used);
 			break;
 		}
-		ret = check_block(f, off, &b, &vm, &vt, &vs, &vth);
+		ret = check_block(f, off, &b, &vm, &vt, &vs, &vth, &vn, &vse);
 		if (ret)
 			break;
 		off += b.size;
@@ -380,6 +629,10 @@ static int walk(struct cs_file *f)
 	f->nsites = vs.n;
 	f->threads = (const struct cs_thread_block **)vth.v;
 	f->nthreads = vth.n;
+	f->nested = (const struct cs_nested_block **)vn.v;
+	f->nnested = vn.n;
+	f->series = (const struct cs_series_block **)vse.v;
+	f->nseries = vse.n;
 	if (ret)
 		return ret;
 
@@ -422,10 +675,27 @@ static int walk(struct cs_file *f)
 		f->sites[k++] = s;
 	}
 	f->nsites = k;
+	link_nested(f);
+	for (i = 0, k = 0; i < f->nseries; i++) {
+		const struct cs_series_block *sb = f->series[i];
+
+		if (!cs_reader_target(f, sb->target)) {
+			damage(f,
+			       "series block at offset %llu refers to target %u, which does not "
+			       "exist",
+			       (ull)((const unsigned char *)sb - f->data), sb->target);
+			continue;
+		}
+		f->series[k++] = sb;
+	}
+	f->nseries = k;
 	return 0;
 }
 
-static struct cs_file *file_new(const char *name, uint64_t used, char *err, size_t errlen, int *ret)
+/* A new cs_file of used bytes at mapped (a mapping of the file), or in a
+ * buffer of its own when mapped is NULL. */
+static struct cs_file *file_new(const char *name, uint64_t used, void *mapped, char *err,
+				size_t errlen, int *ret)
 {
 	struct cs_file *f = calloc(1, sizeof(*f));
 
@@ -433,9 +703,16 @@ static struct cs_file *file_new(const char *name, uint64_t used, char *err, size
 		f->path = strdup(name);
 		/* malloc's alignment (16) suits every block: they all start
 		 * at multiples of 8 from the start of the file. */
-		f->data = malloc(used);
+		if (mapped) {
+			f->data = mapped;
+			f->mapped = used;
+		} else {
+			f->data = malloc(used);
+		}
 	}
 	if (!f || !f->path || !f->data) {
+		if (!f && mapped)
+			munmap(mapped, used);
 		cs_reader_free(f);
 		*ret = fail(err, errlen, name, -ENOMEM, "out of memory (%llu bytes used)",
 			    (ull)used);
@@ -517,7 +794,7 @@ int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_fil
 	if (ret)
 		return ret;
 	used = limit_used(&h, used, len, cut, sizeof(cut));
-	f = file_new(name, used, err, errlen, &ret);
+	f = file_new(name, used, NULL, err, errlen, &ret);
 	if (!f)
 		return ret;
 	memcpy(f->data, buf, used);
@@ -571,6 +848,122 @@ static int open_regular(const char *path, struct stat *st, int *notreg)
 	return fd;
 }
 
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "cacheshim: a report file shrank while it was being read\n";
+	ssize_t n = write(2, msg, sizeof(msg) - 1);
+
+	(void)n;
+	(void)sig;
+	_exit(CS_EXIT_FAIL);
+}
+
+#define HELP_MIN (64u << 20) /* smaller mappings are not worth a thread */
+
+struct populate {
+	unsigned char *p;
+	size_t len;
+};
+
+static void *populate(void *arg)
+{
+	struct populate *w = arg;
+
+	/* Errors do not matter: the pages are faulted in on use anyway. */
+	madvise(w->p, w->len, MADV_POPULATE_READ);
+	free(w);
+	return NULL;
+}
+
+/* Starts prefaulting the second half of the mapping of f.  Sets
+ * f->helper when a thread was started. */
+static void start_populate(struct cs_file *f)
+{
+	struct populate *w;
+	size_t half, page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (f->mapped < HELP_MIN)
+		return;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return;
+	half = f->mapped / 2 / page * page;
+	w->p = f->data + half;
+	w->len = f->mapped - half;
+	if (pthread_create(&f->helper, NULL, populate, w) == 0)
+		f->has_helper = 1;
+	else
+		free(w);
+}
+
+static void *unmap(void *arg)
+{
+	struct populate *w = arg;
+
+	munmap(w->p, w->len);
+	free(w);
+	return NULL;
+}
+
+/* Unmaps f's data, in a detached thread for a large mapping. */
+static void unmap_data(struct cs_file *f)
+{
+	struct populate *w = NULL;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (f->has_helper)
+		pthread_join(f->helper, NULL);
+	if (f->mapped >= HELP_MIN)
+		w = malloc(sizeof(*w));
+	if (w) {
+		w->p = f->data;
+		w->len = f->mapped;
+		if (pthread_attr_init(&attr) == 0) {
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			if (pthread_create(&t, &attr, unmap, w) == 0) {
+				pthread_attr_destroy(&attr);
+				return;
+			}
+			pthread_attr_destroy(&attr);
+		}
+		free(w);
+	}
+	munmap(f->data, f->mapped);
+}
+
+/* Maps the first used bytes of the file open at fd.  Returns the new
+ * cs_file, or NULL with *ret = -EAGAIN when it cannot be mapped (then
+ * read it) or another negative errno (err says what). */
+static struct cs_file *map_file(int fd, const char *path, uint64_t used, char *err, size_t errlen,
+				int *ret)
+{
+	static int handler;
+	struct sigaction sa;
+	struct cs_file *f;
+	void *m;
+
+	if (!handler) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, NULL) != 0) {
+			*ret = -EAGAIN;
+			return NULL;
+		}
+		handler = 1;
+	}
+	m = mmap(NULL, used, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		*ret = -EAGAIN;
+		return NULL;
+	}
+	f = file_new(path, used, m, err, errlen, ret);
+	if (f)
+		start_populate(f);
+	return f;
+}
+
 int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t errlen)
 {
 	/* The header page, aligned for struct access. */
@@ -607,7 +1000,14 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 		return ret;
 	}
 	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
-	f = file_new(path, used, err, errlen, &ret);
+	if (u.h.state == CS_STATE_COMPLETE) {
+		f = map_file(fd, path, used, err, errlen, &ret);
+		if (f || ret != -EAGAIN) {
+			close(fd);
+			return f ? finish(f, cut, out, err, errlen) : ret;
+		}
+	}
+	f = file_new(path, used, NULL, err, errlen, &ret);
 	if (!f) {
 		close(fd);
 		return ret;
@@ -655,7 +1055,12 @@ void cs_reader_free(struct cs_file *f)
 	free(f->sites);
 	free(f->threads);
 	free(f->tids);
-	free(f->data);
+	free(f->nested);
+	free(f->series);
+	if (f->mapped)
+		unmap_data(f);
+	else
+		free(f->data);
 	free(f->path);
 	free(f);
 }

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Offline symbolization of call sites with elfutils libdwfl. */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <libelf.h>
 
 #include "report/internal.h"
 
@@ -14,12 +19,27 @@
  * time address minus the module's load bias: the link-time address.  So
  * each module is reported to libdwfl on its own, at bias 0, and looked up
  * at the offset as is.  libdwfl picks .symtab when the file (or its
- * separate debuginfo) has one, else .dynsym.
+ * separate debuginfo) has one, else .dynsym, and finds line information
+ * in the file or in its separate debug file (by build id under the debug
+ * directories, or by .gnu_debuglink).
+ *
+ * A module whose recorded path is gone or holds another build (the
+ * program was moved or rebuilt since the run) is looked for by its build
+ * id: DEBUG_DIR/.build-id/xx/rest.debug, then the --search-path
+ * directories: the file of the same name first, then every ELF file under
+ * them (read once, into an index by build id).
  */
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 
 static char *debuginfo_path; /* NULL: libdwfl's default search path */
+
+/* A file found under a --search-path directory, by build id. */
+struct found {
+	char *hexid;
+	char *path;
+	UT_hash_handle hh;
+};
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -39,6 +59,11 @@ struct modcache {
 struct cs_symbols {
 	char *debug_root;
 	struct modcache *cache;
+	char **search; /* --search-path directories */
+	size_t nsearch;
+	struct found *index; /* of the files under them, made when needed */
+	int indexed;
+	char *dpath; /* what debuginfo_path points to */
 };
 
 struct cs_symbols *cs_symbols_new(const char *debug_root)
@@ -48,10 +73,18 @@ struct cs_symbols *cs_symbols_new(const char *debug_root)
 	if (!s)
 		return NULL;
 	s->debug_root = strdup(debug_root ? debug_root : DEFAULT_DEBUG_ROOT);
-	if (!s->debug_root) {
+	/* libdwfl's own search for separate debug files (line numbers):
+	 * next to the file, in .debug/, in the debug directory, and in the
+	 * default one. */
+	if (s->debug_root &&
+	    asprintf(&s->dpath, ":.debug:%s:%s", s->debug_root, DEFAULT_DEBUG_ROOT) < 0)
+		s->dpath = NULL;
+	if (!s->debug_root || !s->dpath) {
+		free(s->debug_root);
 		free(s);
 		return NULL;
 	}
+	debuginfo_path = s->dpath;
 	return s;
 }
 
@@ -106,6 +139,111 @@ static int build_id_matches(Dwfl_Module *mod, const uint8_t *bid, uint32_t len)
 	return n == (int)len && bits && memcmp(bits, bid, len) == 0;
 }
 
+/* Reads the GNU build id of the ELF file at path into hexid (2 * 32 + 1
+ * bytes).  Returns 1 when it has one. */
+static int file_build_id(const char *path, char *hexid)
+{
+	const void *bits;
+	struct stat st;
+	char magic[4];
+	Elf *elf;
+	int fd, n = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
+	    memcmp(magic, "\177ELF", 4) != 0) {
+		close(fd);
+		return 0;
+	}
+	elf_version(EV_CURRENT); /* libelf refuses to work before this */
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		n = (int)dwelf_elf_gnu_build_id(elf, &bits);
+		if (n > 0 && n <= 32)
+			hex(bits, (uint32_t)n, hexid);
+		elf_end(elf);
+	}
+	close(fd);
+	return n > 0 && n <= 32;
+}
+
+/* The symbolizer whose index index_file fills (nftw has no context). */
+static struct cs_symbols *indexing;
+
+static int index_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char hexid[2 * 32 + 1];
+	struct found *f;
+
+	if (type != FTW_F || !S_ISREG(st->st_mode) || !file_build_id(path, hexid))
+		return 0;
+	HASH_FIND_STR(indexing->index, hexid, f);
+	if (f)
+		return 0; /* the first one found stays */
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return 0;
+	f->hexid = strdup(hexid);
+	f->path = strdup(path);
+	if (!f->hexid || !f->path) {
+		free(f->hexid);
+		free(f->path);
+		free(f);
+		return 0;
+	}
+	HASH_ADD_KEYPTR(hh, indexing->index, f->hexid, strlen(f->hexid), f);
+	return 0;
+}
+
+/* Opens file as module c when it has the build id bid (any file when no
+ * build id was recorded).  Returns 1 when it did. */
+static int try_file(struct modcache *c, const char *file, const uint8_t *bid, uint32_t len)
+{
+	c->mod = report_file(file, &c->dwfl);
+	if (c->mod && build_id_matches(c->mod, bid, len))
+		return 1;
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
+	c->dwfl = NULL;
+	c->mod = NULL;
+	return 0;
+}
+
+/* Looks for the module under the --search-path directories. */
+static void search(struct cs_symbols *s, struct modcache *c, const char *path,
+		   const uint8_t *bid, uint32_t len, const char *hexid)
+{
+	struct found *f;
+	char *cand;
+	size_t i;
+
+	/* Moved as it was: the same name in one of the directories. */
+	for (i = 0; i < s->nsearch; i++) {
+		if (asprintf(&cand, "%s/%s", s->search[i], cs_util_basename(path)) < 0)
+			return;
+		if (try_file(c, cand, bid, len)) {
+			free(cand);
+			return;
+		}
+		free(cand);
+	}
+	/* Renamed too: only a build id tells that it is the same file. */
+	if (len < 2)
+		return;
+	if (!s->indexed) {
+		s->indexed = 1;
+		indexing = s;
+		for (i = 0; i < s->nsearch; i++)
+			nftw(s->search[i], index_file, 16, FTW_PHYS);
+		indexing = NULL;
+	}
+	HASH_FIND_STR(s->index, hexid, f);
+	if (f)
+		try_file(c, f->path, bid, len);
+}
+
 static void open_module(struct cs_symbols *s, struct modcache *c, const char *path,
 			const uint8_t *bid, uint32_t len)
 {
@@ -121,8 +259,12 @@ static void open_module(struct cs_symbols *s, struct modcache *c, const char *pa
 	c->mod = NULL;
 	/* The file is gone or was rebuilt since the run: the debug file of
 	 * the recorded build, if installed, still has its symbols. */
-	if (len < 2)
+	hexid[0] = '\0';
+	if (len < 2) {
+		if (s->nsearch)
+			search(s, c, path, bid, len, hexid);
 		return;
+	}
 	hex(bid, len, hexid);
 	dlen = strlen(s->debug_root) + sizeof("/.build-id/xx/.debug") + 2 * len;
 	dbg = malloc(dlen);
@@ -136,6 +278,8 @@ static void open_module(struct cs_symbols *s, struct modcache *c, const char *pa
 		c->dwfl = NULL;
 		c->mod = NULL;
 	}
+	if (!c->mod && s->nsearch)
+		search(s, c, path, bid, len, hexid);
 }
 
 static struct modcache *lookup(struct cs_symbols *s, const char *path, const uint8_t *bid,
@@ -198,8 +342,64 @@ int cs_symbols_callsite(struct cs_symbols *s, const char *path, const uint8_t *b
 	return 0;
 }
 
+int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *build_id,
+		      uint32_t build_id_len, uint64_t offset, int full, char *buf, size_t len)
+{
+	struct modcache *c = s ? lookup(s, path, build_id, build_id_len) : NULL;
+	const char *file, *comp;
+	Dwfl_Line *line;
+	int lineno = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!c || !c->mod)
+		return 0;
+	/* The byte before the return address is in the call instruction,
+	 * whose line is the line of the call. */
+	line = dwfl_module_getsrc(c->mod, offset ? offset - 1 : 0);
+	if (!line)
+		return 0;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || !file[0] || lineno <= 0)
+		return 0;
+	if (!full) {
+		snprintf(buf, len, "%s:%d", cs_util_basename(file), lineno);
+		return 1;
+	}
+	/* A name relative to the compilation directory gets it in front:
+	 * the path the source had when it was built. */
+	while (file[0] == '.' && file[1] == '/')
+		file += 2;
+	comp = file[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
+	if (comp && comp[0])
+		snprintf(buf, len, "%s%s%s:%d", comp, comp[strlen(comp) - 1] == '/' ? "" : "/",
+			 file, lineno);
+	else
+		snprintf(buf, len, "%s:%d", file, lineno);
+	return 1;
+}
+
+int cs_symbols_search_path(struct cs_symbols *s, const char *dir)
+{
+	char **ns;
+
+	ns = realloc(s->search, (s->nsearch + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	s->search = ns;
+	s->search[s->nsearch] = strdup(dir);
+	if (!s->search[s->nsearch])
+		return -ENOMEM;
+	s->nsearch++;
+	s->indexed = 0;
+	return 0;
+}
+
 void cs_symbols_free(struct cs_symbols *s)
 {
+	struct found *f, *ft;
+	size_t i;
+
 	struct modcache *c, *tmp;
 
 	if (!s)
@@ -212,6 +412,19 @@ void cs_symbols_free(struct cs_symbols *s)
 		free(c->key);
 		free(c);
 	}
+	HASH_ITER(hh, s->index, f, ft)
+	{
+		HASH_DEL(s->index, f);
+		free(f->hexid);
+		free(f->path);
+		free(f);
+	}
+	for (i = 0; i < s->nsearch; i++)
+		free(s->search[i]);
+	free(s->search);
+	if (debuginfo_path == s->dpath)
+		debuginfo_path = NULL;
+	free(s->dpath);
 	free(s->debug_root);
 	free(s);
 }

@@ -23,6 +23,52 @@ char *cs_util_u128(cs_u128 v, char *buf, size_t len)
 	return buf;
 }
 
+/* Writes v with dec (<= 3) decimals as snprintf("%.*Lf") would, without
+ * its cost (a large report formats millions of numbers): in double and
+ * integers, so only when v is small enough for double to be exact to
+ * well within the rounding, and not close to a tie.  Returns 0, having
+ * written nothing, when only snprintf knows the right digits. */
+static int fixed(long double lv, unsigned dec, char *buf, size_t len)
+{
+	static const double scale[] = {1.0, 10.0, 100.0, 1000.0};
+	unsigned long long u;
+	double x, frac;
+	long long t;
+	char tmp[32];
+	size_t i = sizeof(tmp);
+	unsigned k;
+
+	if (dec > 3)
+		return 0;
+	x = (double)lv * scale[dec];
+	if (!(x < 1e9 && x > -1e9))
+		return 0;
+	t = (long long)x; /* toward 0 */
+	frac = x - (double)t;
+	if (frac < 0)
+		frac = -frac;
+	if (frac > 0.5 - 1e-6 && frac < 0.5 + 1e-6)
+		return 0;
+	u = (unsigned long long)(t < 0 ? -t : t) + (frac > 0.5);
+	tmp[--i] = '\0';
+	for (k = 0; k < dec; k++) {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	}
+	if (dec)
+		tmp[--i] = '.';
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (signbit(lv))
+		tmp[--i] = '-';
+	if (sizeof(tmp) - i > len)
+		return 0;
+	memcpy(buf, tmp + i, sizeof(tmp) - i);
+	return 1;
+}
+
 char *cs_util_decimal(long double v, char *buf, size_t len)
 {
 	char *dot, *end;
@@ -33,7 +79,8 @@ char *cs_util_decimal(long double v, char *buf, size_t len)
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, len, "%.3Lf", v);
+	if (!fixed(v, 3, buf, len))
+		snprintf(buf, len, "%.3Lf", v);
 	dot = strchr(buf, '.');
 	if (dot) {
 		/* "12.500" -> "12.5", "12.000" -> "12" */
@@ -49,22 +96,41 @@ char *cs_util_decimal(long double v, char *buf, size_t len)
 	return buf;
 }
 
+char *cs_util_human_u64(uint64_t v, char *buf, size_t len)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	if (v >= 100000 || len < 7)
+		return cs_util_human((long double)v, buf, len);
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(buf, tmp + i, sizeof(tmp) - i);
+	return buf;
+}
+
 char *cs_util_human(long double v, char *buf, size_t len)
 {
 	static const char suffix[] = "kMGTPE";
-	unsigned i = 0;
+	unsigned i = 0, dec;
+	size_t n;
 
 	if (isnan(v) || isinf(v)) {
 		snprintf(buf, len, "-");
 		return buf;
 	}
 	if (fabsl(v) < 100000.0L) {
-		if (v == floorl(v))
-			snprintf(buf, len, "%.0Lf", v);
-		else if (fabsl(v) < 1.0L)
+		if (v == (long double)(long long)v) {
+			if (!fixed(v, 0, buf, len))
+				snprintf(buf, len, "%.0Lf", v);
+		} else if (fabsl(v) < 1.0L) {
 			snprintf(buf, len, "%.2Lg", v); /* 0.00013, not 0.0 */
-		else
+		} else if (!fixed(v, 1, buf, len)) {
 			snprintf(buf, len, "%.1Lf", v);
+		}
 		return buf;
 	}
 	v /= 1000.0L;
@@ -72,12 +138,14 @@ char *cs_util_human(long double v, char *buf, size_t len)
 		v /= 1000.0L;
 		i++;
 	}
-	if (fabsl(v) >= 99.95L)
-		snprintf(buf, len, "%.0Lf%c", v, suffix[i]);
-	else if (fabsl(v) >= 9.995L)
-		snprintf(buf, len, "%.1Lf%c", v, suffix[i]);
-	else
-		snprintf(buf, len, "%.2Lf%c", v, suffix[i]);
+	dec = fabsl(v) >= 99.95L ? 0 : fabsl(v) >= 9.995L ? 1 : 2;
+	if (len > 1 && fixed(v, dec, buf, len - 1)) {
+		n = strlen(buf);
+		buf[n] = suffix[i];
+		buf[n + 1] = '\0';
+	} else {
+		snprintf(buf, len, "%.*Lf%c", (int)dec, v, suffix[i]);
+	}
 	return buf;
 }
 
@@ -114,4 +182,16 @@ void cs_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("warning: ", fmt, ap);
 	va_end(ap);
+}
+
+char *cs_util_key_class(uint64_t key, char *buf, size_t len)
+{
+	if (key == CS_KEY_NONE)
+		snprintf(buf, len, "%s", "");
+	else if (key < 2 || (key & (key - 1)) != 0)
+		snprintf(buf, len, "%llu", (unsigned long long)key); /* 0, 1, or not a class */
+	else
+		snprintf(buf, len, "%llu-%llu", (unsigned long long)key,
+			 (unsigned long long)(key | (key - 1)));
+	return buf;
 }

@@ -159,6 +159,52 @@ END {
 	if (bad != "")
 		printf "no rb_hash_aref calls recorded for size%s (see %s/log-*.txt)\n", bad, outdir
 }'
+
+# One run, the Hash growing: h[k] over time.  Every call is in a window of
+# calls (cacheshim keeps 256 windows per thread and function, doubling
+# their size as the run goes on), so the cost per lookup as the Hash grows,
+# and its drops when the table is rebuilt larger, come from one process.
+GROW=${GROW:-262144}
+rm -f "$OUTDIR"/grow.* "$OUTDIR"/log-grow.txt
+echo
+echo "One run: a Hash grown to $GROW entries, 4 random hits h[k] after each insert."
+if ! "$CS" run -e "$EVENTS" -t rb_hash_aref -o "$OUTDIR/grow.%p" -- \
+	"$RUBY" --disable-gems -e '
+		n = Integer(ARGV[0])
+		rng = Random.new(42)
+		keys = []
+		h = {}
+		n.times do |i|
+		  k = rng.rand(1 << 48)
+		  h[k] = i
+		  keys << k
+		  4.times { h[keys[rng.rand(keys.size)]] } # the measured calls
+		end' "$GROW" 2>"$OUTDIR/log-grow.txt"; then
+	cat "$OUTDIR/log-grow.txt" >&2
+	die "growing hash: cacheshim run failed"
+fi
+files=("$OUTDIR"/grow.[0-9]*)
+"$CS" report --series --format csv "${files[@]}" >"$OUTDIR/grow.series.csv" ||
+	die "growing hash: cacheshim report --series failed"
+"$CS" report --format html "${files[@]}" >"$OUTDIR/grow.html" ||
+	die "growing hash: cacheshim report --format html failed"
+# About 16 of the windows, evenly spread; the Hash had about
+# first_call / 4 entries then.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["target"] == "rb_hash_aref" && $col["event"] == "tsc" { row[++n] = $0 }
+	END {
+		printf "%12s %10s %8s %6s %6s %6s\n", "from call", "Hash size", "calls", "tsc", "p50", "p99"
+		step = n > 16 ? int((n + 15) / 16) : 1
+		for (i = 1; i <= n; i += step) {
+			split(row[i], f, ",")
+			printf "%12s %10d %8s %6.0f %6s %6s\n", f[col["first_call"]],
+			       f[col["first_call"]] / 4, f[col["calls"]], f[col["mean"]],
+			       f[col["p50"]], f[col["p99"]]
+		}
+		if (n == 0) print "no series recorded (see the log)"
+	}' "$OUTDIR/grow.series.csv"
+echo "every window: $OUTDIR/grow.series.csv; charts: $OUTDIR/grow.html (any browser)"
+
 echo
 for n in $SIZES; do last=$n; done
 echo "profiles: $OUTDIR (e.g. $CS report --by callsite $OUTDIR/size-$last.[0-9]*)"

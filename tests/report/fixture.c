@@ -154,10 +154,9 @@ size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uin
 	return off;
 }
 
-void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v)
+/* Adds value v to the stat st. */
+static void stat_add(struct cs_stat *st, uint64_t v)
 {
-	struct cs_site_block *s = fx_at(f, site);
-	struct cs_stat *st = &s->stat[ev];
 	unsigned __int128 sq = (unsigned __int128)v * v, acc;
 	uint64_t n = 0;
 	unsigned b;
@@ -177,6 +176,13 @@ void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v)
 	st->sumsq_lo = (uint64_t)acc;
 	st->sumsq_hi = (uint64_t)(acc >> 64);
 	st->hist[cs_hist_index(v)]++;
+}
+
+void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v)
+{
+	struct cs_site_block *s = fx_at(f, site);
+
+	stat_add(&s->stat[ev], v);
 }
 
 void fx_call(struct fx *f, size_t site, const uint64_t *values)
@@ -223,4 +229,113 @@ void fx_free(struct fx *f)
 		return;
 	free(f->buf);
 	free(f);
+}
+
+size_t fx_nested(struct fx *f, size_t site)
+{
+	unsigned n = fx_header(f)->nevents;
+	struct cs_nested_block *nb;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_NESTED, (uint32_t)cs_nested_block_size(n));
+	nb = fx_at(f, off);
+	nb->site = site;
+	nb->nevents = n;
+	((struct cs_site_block *)fx_at(f, site))->nested = off;
+	return off;
+}
+
+void fx_nested_call(struct fx *f, size_t site, size_t nested, const uint64_t *incl,
+		    const uint64_t *excl, uint64_t children)
+{
+	unsigned n = fx_header(f)->nevents, i;
+	struct cs_nested_block *nb;
+
+	fx_call(f, site, incl);
+	nb = fx_at(f, nested);
+	nb->calls++;
+	nb->children += children;
+	for (i = 0; i < n; i++) {
+		stat_add(&nb->stat[i], incl[i]);
+		stat_add(&nb->stat[n + i], excl[i]);
+	}
+}
+
+size_t fx_series(struct fx *f, uint32_t target, uint32_t tid, unsigned shift)
+{
+	unsigned n = fx_header(f)->nevents;
+	struct cs_series_block *sb;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_SERIES, (uint32_t)cs_series_block_size(n));
+	sb = fx_at(f, off);
+	sb->target = target;
+	sb->tid = tid;
+	sb->nevents = n;
+	sb->shift = shift;
+	sb->window_size = cs_window_size(n);
+	return off;
+}
+
+static struct cs_window *window(struct cs_series_block *sb, unsigned i)
+{
+	return (struct cs_window *)((unsigned char *)(sb + 1) + (size_t)i * sb->window_size);
+}
+
+/* Halves the resolution: window i becomes windows 2i and 2i+1. */
+static void series_merge(struct cs_series_block *sb)
+{
+	unsigned i, e, b;
+
+	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
+		struct cs_window *d = window(sb, i), *x = window(sb, 2 * i),
+				 *y = window(sb, 2 * i + 1);
+		struct cs_wstat *dw = (struct cs_wstat *)(d + 1), *xw = (struct cs_wstat *)(x + 1);
+		struct cs_wstat *yw = (struct cs_wstat *)(y + 1);
+
+		for (e = 0; e < sb->nevents; e++) {
+			struct cs_wstat m = xw[e];
+
+			if (y->calls) {
+				m.sum += yw[e].sum;
+				if (!x->calls || yw[e].min < m.min)
+					m.min = yw[e].min;
+				if (yw[e].max > m.max)
+					m.max = yw[e].max;
+				for (b = 0; b < CS_WHIST_BUCKETS; b++)
+					m.hist[b] += yw[e].hist[b];
+			}
+			dw[e] = m;
+		}
+		d->first_tsc = x->first_tsc;
+		d->calls = x->calls + y->calls;
+	}
+	for (i = CS_SERIES_WINDOWS / 2; i < CS_SERIES_WINDOWS; i++)
+		memset(window(sb, i), 0, sb->window_size);
+	sb->shift++;
+}
+
+void fx_series_call(struct fx *f, size_t series, const uint64_t *values)
+{
+	struct cs_series_block *sb = fx_at(f, series);
+	struct cs_window *w;
+	struct cs_wstat *ws;
+	unsigned e;
+
+	if ((sb->calls >> sb->shift) >= CS_SERIES_WINDOWS)
+		series_merge(sb);
+	w = window(sb, (unsigned)(sb->calls >> sb->shift));
+	ws = (struct cs_wstat *)(w + 1);
+	if (w->calls == 0)
+		w->first_tsc = 1000 + sb->calls + 1;
+	for (e = 0; e < sb->nevents; e++) {
+		if (w->calls == 0 || values[e] < ws[e].min)
+			ws[e].min = values[e];
+		if (values[e] > ws[e].max)
+			ws[e].max = values[e];
+		ws[e].sum += values[e];
+		ws[e].hist[cs_whist_index(values[e])]++;
+	}
+	w->calls++;
+	sb->calls++;
 }

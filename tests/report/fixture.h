@@ -56,4 +56,22 @@ void fx_value(struct fx *f, size_t site, unsigned ev, uint64_t v);
 int fx_write(struct fx *f, const char *path, int complete, size_t extra);
 void fx_free(struct fx *f);
 
+/* Adds the nested block of the site at offset site and links the site to
+ * it.  Returns its offset. */
+size_t fx_nested(struct fx *f, size_t site);
+/* Records one call with something nested at site (whose nested block is
+ * at offset nested): inclusive values incl[i] go to the site (as
+ * fx_call) and to the nested block's inclusive stats, excl[i] to its
+ * exclusive ones; children nested calls were made during it. */
+void fx_nested_call(struct fx *f, size_t site, size_t nested, const uint64_t *incl,
+		    const uint64_t *excl, uint64_t children);
+/* Adds a series block of thread tid for target, 2^shift calls per
+ * window.  Returns its offset. */
+size_t fx_series(struct fx *f, uint32_t target, uint32_t tid, unsigned shift);
+/* Records the next call in the series at offset series, values[i] for
+ * event i, as the shim does: when all windows are full they merge
+ * pairwise and the shift grows by one.  first_tsc of a window is 1000
+ * plus the number of the window's first call. */
+void fx_series_call(struct fx *f, size_t series, const uint64_t *values);
+
 #endif /* CACHESHIM_TESTS_FIXTURE_H */

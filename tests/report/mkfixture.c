@@ -391,6 +391,164 @@ static int symbols(void)
 	return ret | fclose(exp);
 }
 
+/* nested.rpt: "outer" calls "inner" during two of its five calls.
+ *   outer, plain calls:   tsc 100, 110, 1100   faults 0, 0, 1
+ *   outer, nested calls:  tsc 1000 (self 400, 1 inner call),
+ *                         tsc 1200 (self 500, 2 inner calls)
+ *                         faults 5 (self 1), 3 (self 0)
+ *   inner:                tsc 600, 350, 350    faults 4, 1, 2
+ * Inclusive tsc of outer: mean 702; exclusive 100 110 1100 400 500: mean
+ * 442.  The calibration calls cost 10 ticks (for -s). */
+static int nested(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 800, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t to = fx_target(f, "outer", m, 0, CS_HOOK_GOT);
+	uint32_t ti = fx_target(f, "inner", m, 0, CS_HOOK_GOT);
+	uint32_t tc = fx_target(f, "cacheshim:empty", 0, 0, CS_HOOK_CALIBRATION);
+	uint64_t i1[2] = {1000, 5}, x1[2] = {400, 1}, i2[2] = {1200, 3}, x2[2] = {500, 0};
+	size_t s, n;
+	int ret;
+
+	fx_thread(f, 800, 3);
+	s = fx_site(f, to, 800, m, 0x100, CS_KEY_NONE);
+	call2(f, s, 100, 0);
+	n = fx_nested(f, s);
+	fx_nested_call(f, s, n, i1, x1, 1);
+	call2(f, s, 110, 0);
+	fx_nested_call(f, s, n, i2, x2, 2);
+	call2(f, s, 1100, 1);
+	s = fx_site(f, ti, 800, m, 0x200, CS_KEY_NONE);
+	call2(f, s, 600, 4);
+	call2(f, s, 350, 1);
+	call2(f, s, 350, 2);
+	s = fx_site(f, tc, 800, 0, 0x9000, CS_KEY_NONE);
+	call2(f, s, 10, 0);
+	ret = fx_write(f, out("nested.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* series.rpt: "lookup" in two threads with 4 calls per window, "grow" in
+ * two threads whose windows differ (1 and 2 calls), "long" with 3072
+ * calls whose windows merged as often as CS_SERIES_WINDOWS needs:
+ * series.expected says "SHIFT WINDOWS" for it.
+ *   lookup, thread 900: tsc 10 (calls 1-8), 50 (9-16), 90 (17-19);
+ *                       faults 1 in calls 9-16, else 0
+ *   lookup, thread 901: tsc 30 (calls 1-4); faults 2
+ *   grow, thread 900:   tsc 5, 6, 7 (shift 0)
+ *   grow, thread 901:   tsc 8, 8, 9, 9 (shift 1)
+ *   long, thread 900:   tsc 100 (calls 1-1024), 200 (1025-2048),
+ *                       300 (2049-3072); faults 0 */
+static int series(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 900, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t tl = fx_target(f, "lookup", m, 0, CS_HOOK_GOT);
+	uint32_t tg = fx_target(f, "grow", m, 0, CS_HOOK_GOT);
+	uint32_t tn = fx_target(f, "long", m, 0, CS_HOOK_GOT);
+	uint64_t v[2];
+	size_t s, q;
+	unsigned shift = 0;
+	int i, ret;
+	FILE *exp;
+
+	fx_thread(f, 900, 3);
+	fx_thread(f, 901, 3);
+	s = fx_site(f, tl, 900, m, 0x300, CS_KEY_NONE);
+	q = fx_series(f, tl, 900, 2);
+	for (i = 1; i <= 19; i++) {
+		v[0] = i <= 8 ? 10 : i <= 16 ? 50 : 90;
+		v[1] = i >= 9 && i <= 16;
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	s = fx_site(f, tl, 901, m, 0x300, CS_KEY_NONE);
+	q = fx_series(f, tl, 901, 2);
+	for (i = 1; i <= 4; i++) {
+		v[0] = 30;
+		v[1] = 2;
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	s = fx_site(f, tg, 900, m, 0x310, CS_KEY_NONE);
+	q = fx_series(f, tg, 900, 0);
+	for (i = 5; i <= 7; i++) {
+		v[0] = (uint64_t)i;
+		v[1] = 0;
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	s = fx_site(f, tg, 901, m, 0x310, CS_KEY_NONE);
+	q = fx_series(f, tg, 901, 1);
+	for (i = 0; i < 4; i++) {
+		v[0] = 8 + (uint64_t)i / 2;
+		v[1] = 0;
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	s = fx_site(f, tn, 900, m, 0x320, CS_KEY_NONE);
+	q = fx_series(f, tn, 900, 0);
+	for (i = 0; i < 3072; i++) {
+		v[0] = 100 + (uint64_t)i / 1024 * 100;
+		v[1] = 0;
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	ret = fx_write(f, out("series.rpt"), 1, 0);
+	fx_free(f);
+	while ((CS_SERIES_WINDOWS << shift) < 3072)
+		shift++;
+	exp = fopen(out("series.expected"), "w");
+	if (!exp)
+		return -1;
+	fprintf(exp, "%u %u\n", shift, (3072u + (1u << shift) - 1) >> shift);
+	return ret | fclose(exp);
+}
+
+/* classes.rpt: "touch" keyed by its first argument, called from two call
+ * sites with arguments in the classes 0, 1, 2-3 and 4-7. */
+static int classes(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 950, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "touch", m, 1, CS_HOOK_GOT);
+	size_t s;
+	int ret;
+
+	s = fx_site(f, t, 950, m, 0x400, 0);
+	call2(f, s, 20, 0);
+	s = fx_site(f, t, 950, m, 0x400, 1);
+	call2(f, s, 30, 1);
+	s = fx_site(f, t, 950, m, 0x400, 2);
+	call2(f, s, 40, 2);
+	call2(f, s, 44, 3);
+	s = fx_site(f, t, 950, m, 0x480, 2);
+	call2(f, s, 42, 3);
+	s = fx_site(f, t, 950, m, 0x400, 4);
+	call2(f, s, 60, 5);
+	call2(f, s, 60, 5);
+	ret = fx_write(f, out("classes.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* escape.rpt: names that JSON and HTML must escape: markup, a byte that
+ * is not UTF-8, a control character, UTF-8 that is. */
+static int escape(void)
+{
+	struct fx *f = fx_new("/usr/bin/a<b>&\xff\001c", 960, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/\xc3\xa9t\xc3\xa9", NULL, 0, 0);
+	uint32_t t = fx_target(f, "</script><b>x\"y\\", m, 0, CS_HOOK_GOT);
+	size_t s = fx_site(f, t, 960, m, 0x10, CS_KEY_NONE);
+	int ret;
+
+	call2(f, s, 7, 0);
+	ret = fx_write(f, out("escape.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* Expands the shim's %p, %e and %% in pattern into buf. */
 static void expand(const char *pattern, char *buf, size_t len)
 {
@@ -464,6 +622,10 @@ int main(int argc, char **argv)
 	ret |= corrupted();
 	ret |= fifo();
 	ret |= symbols();
+	ret |= nested();
+	ret |= series();
+	ret |= classes();
+	ret |= escape();
 	/* Keep the compiler from folding the function away. */
 	if (fx_known_function(argc) == 12345)
 		puts("?");

@@ -101,4 +101,17 @@ expect_line()
 	fi
 }
 
-CSV_HEADER='function,callsite,module,event,calls,total,mean,stddev,min,p50,p90,p99,max,entered,dropped,status'
+CSV_HEADER='function,callsite,module,event,calls,total,mean,stddev,min,p50,p90,p99,max,entered,dropped,status,key'
+
+# csv_pick COLUMNS: keeps the named columns (comma-separated) of the CSV
+# $T/out, in that order, so that a test is not tied to the columns other
+# options add.  Fields must not hold quoted commas.
+csv_pick()
+{
+	awk -F, -v cols="$1" '
+	NR == 1 { n = split(cols, c, ","); for (i = 1; i <= NF; i++) idx[$i] = i }
+	{ line = ""
+	  for (j = 1; j <= n; j++)
+		line = line (j > 1 ? "," : "") (c[j] in idx ? $(idx[c[j]]) : "?" c[j])
+	  print line }' "$T/out" >"$T/picked" && mv "$T/picked" "$T/out"
+}

@@ -30,8 +30,8 @@ check $LINENO 0 out "usage: cacheshim report" report --help
 check $LINENO 0 out "usage: cacheshim run" run --help
 check $LINENO 0 out "usage: cacheshim list" list --help
 check $LINENO 2 err "cacheshim: report: no report file given" report
-check $LINENO 2 err "unknown --format value 'xml' (table or csv)" report --format xml "$T/basic.rpt"
-check $LINENO 2 err "unknown --by value 'thread' (function or callsite)" report --by thread "$T/basic.rpt"
+check $LINENO 2 err "unknown --format value 'xml' (table, csv, json or html)" report --format xml "$T/basic.rpt"
+check $LINENO 2 err "unknown --by value 'thread' (function, callsite or key)" report --by thread "$T/basic.rpt"
 check $LINENO 2 err "usage: cacheshim report" report --frobnicate "$T/basic.rpt"
 check $LINENO 2 err "usage: cacheshim report" report -f
 # Options after the file names work too.

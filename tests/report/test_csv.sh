@@ -13,15 +13,15 @@ set -u
 run_cmd "$CS_CMD" report --format csv "$T/basic.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-free,prog+0x1300,prog,tsc,2,16,8,1,7,7,9,9,9,3,0,ok
-free,prog+0x1300,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,3,0,ok
-malloc,libfoo.so+0x20,libfoo.so,tsc,3,3000,1000,0,1000,1000,1000,1000,1000,4,1,ok
-malloc,libfoo.so+0x20,libfoo.so,perf::PAGE-FAULTS,3,0,0,0,0,0,0,0,0,4,1,ok
-malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok
-malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok
-"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok
-"odd,""name",0xabc,?,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok
+$CSV_HEADER,source
+free,prog+0x1300,prog,tsc,2,16,8,1,7,7,9,9,9,3,0,ok,,
+free,prog+0x1300,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,3,0,ok,,
+malloc,libfoo.so+0x20,libfoo.so,tsc,3,3000,1000,0,1000,1000,1000,1000,1000,4,1,ok,,
+malloc,libfoo.so+0x20,libfoo.so,perf::PAGE-FAULTS,3,0,0,0,0,0,0,0,0,4,1,ok,,
+malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,
+malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok,,
+"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,
+"odd,""name",0xabc,?,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok,,
 END
 expect_err $LINENO "calls that did not return: 1"
 
@@ -30,23 +30,23 @@ expect_err $LINENO "calls that did not return: 1"
 run_cmd "$CS_CMD" report --format=csv --by=function "$T/basic.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-free,*,*,tsc,2,16,8,1,7,7,9,9,9,3,0,ok
-free,*,*,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,3,0,ok
-malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok
-malloc,*,*,perf::PAGE-FAULTS,8,3,0.375,0.696,0,0,2,2,2,9,1,ok
-"odd,""name",*,*,tsc,1,3,3,0,3,3,3,3,3,1,0,ok
-"odd,""name",*,*,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok
+$CSV_HEADER,source
+free,*,*,tsc,2,16,8,1,7,7,9,9,9,3,0,ok,,
+free,*,*,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,3,0,ok,,
+malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok,,
+malloc,*,*,perf::PAGE-FAULTS,8,3,0.375,0.696,0,0,2,2,2,9,1,ok,,
+"odd,""name",*,*,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,
+"odd,""name",*,*,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok,,
 END
 
 # An event that could not be opened: no numbers at all.
 run_cmd "$CS_CMD" report -f csv "$T/failed.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-fn,prog+0x10,prog,tsc,1,5,5,0,5,5,5,5,5,1,0,ok
-fn,prog+0x10,prog,cycles,,,,,,,,,,,,not counted
-fn,prog+0x10,prog,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok
+$CSV_HEADER,source
+fn,prog+0x10,prog,tsc,1,5,5,0,5,5,5,5,5,1,0,ok,,
+fn,prog+0x10,prog,cycles,,,,,,,,,,,,not counted,,
+fn,prog+0x10,prog,perf::PAGE-FAULTS,1,1,1,0,1,1,1,1,1,1,0,ok,,
 END
 expect_no_err $LINENO
 
@@ -54,31 +54,31 @@ expect_no_err $LINENO
 run_cmd "$CS_CMD" report -f csv "$T/keyed.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-memcpy[arg3:64],prog+0x70,prog,tsc,2,42,21,1,20,20,22,22,22,2,0,ok
-memcpy[arg3:64],prog+0x70,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,2,0,ok
-memcpy[arg3:128],prog+0x70,prog,tsc,1,30,30,0,30,30,30,30,30,1,0,ok
-memcpy[arg3:128],prog+0x70,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok
+$CSV_HEADER,source
+memcpy[arg3:64],prog+0x70,prog,tsc,2,42,21,1,20,20,22,22,22,2,0,ok,64-127,
+memcpy[arg3:64],prog+0x70,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,2,0,ok,64-127,
+memcpy[arg3:128],prog+0x70,prog,tsc,1,30,30,0,30,30,30,30,30,1,0,ok,128-255,
+memcpy[arg3:128],prog+0x70,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok,128-255,
 END
 
 # The same, less the overhead: 20 22 and 30 less the median of 4 5 6.
 run_cmd "$CS_CMD" report -f csv -s "$T/keyed.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-memcpy[arg3:64],prog+0x70,prog,tsc,2,32,16,1,15,15,17,17,17,2,0,ok
-memcpy[arg3:64],prog+0x70,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,2,0,ok
-memcpy[arg3:128],prog+0x70,prog,tsc,1,25,25,0,25,25,25,25,25,1,0,ok
-memcpy[arg3:128],prog+0x70,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok
+$CSV_HEADER,source
+memcpy[arg3:64],prog+0x70,prog,tsc,2,32,16,1,15,15,17,17,17,2,0,ok,64-127,
+memcpy[arg3:64],prog+0x70,prog,perf::PAGE-FAULTS,2,0,0,0,0,0,0,0,0,2,0,ok,64-127,
+memcpy[arg3:128],prog+0x70,prog,tsc,1,25,25,0,25,25,25,25,25,1,0,ok,128-255,
+memcpy[arg3:128],prog+0x70,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok,128-255,
 END
 
 # A killed process: reported, with a warning, status 0.
 run_cmd "$CS_CMD" report -f csv "$T/running.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<END
-$CSV_HEADER
-spin,prog+0x60,prog,tsc,3,39,13,1.633,11,13,15,15,15,5,0,ok
-spin,prog+0x60,prog,perf::PAGE-FAULTS,3,0,0,0,0,0,0,0,0,5,0,ok
+$CSV_HEADER,source
+spin,prog+0x60,prog,tsc,3,39,13,1.633,11,13,15,15,15,5,0,ok,,
+spin,prog+0x60,prog,perf::PAGE-FAULTS,3,0,0,0,0,0,0,0,0,5,0,ok,,
 END
 expect_err $LINENO "cacheshim: warning: $T/running.rpt is incomplete (program still running or did not exit cleanly)"
 expect_err $LINENO "calls that did not return: 2"

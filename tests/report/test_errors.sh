@@ -57,9 +57,9 @@ done
 # What was kept is right: the blocks before the damage are whole.
 run_cmd "$CS_CMD" report -f csv "$T/blocksize.rpt"
 expect_out $LINENO <<END
-$CSV_HEADER
-malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok
-malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok
+$CSV_HEADER,source
+malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,
+malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok,,
 END
 
 finish

@@ -12,13 +12,13 @@ set -u
 want_merged()
 {
 	cat <<END
-$CSV_HEADER
-only_a,prog+0x50,prog,tsc,1,5,5,0,5,5,5,5,5,1,0,ok
-only_a,prog+0x50,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok
-only_a,prog+0x50,prog,perf::MINOR-FAULTS,0,0,,,,,,,,1,0,no data
-work,prog+0x40,prog,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok
-work,prog+0x40,prog,perf::PAGE-FAULTS,3,7,2.333,1.886,1,1,5,5,5,3,0,ok
-work,prog+0x40,prog,perf::MINOR-FAULTS,1,4,4,0,4,4,4,4,4,3,0,ok
+$CSV_HEADER,source
+only_a,prog+0x50,prog,tsc,1,5,5,0,5,5,5,5,5,1,0,ok,,
+only_a,prog+0x50,prog,perf::PAGE-FAULTS,1,0,0,0,0,0,0,0,0,1,0,ok,,
+only_a,prog+0x50,prog,perf::MINOR-FAULTS,0,0,,,,,,,,1,0,no data,,
+work,prog+0x40,prog,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok,,
+work,prog+0x40,prog,perf::PAGE-FAULTS,3,7,2.333,1.886,1,1,5,5,5,3,0,ok,,
+work,prog+0x40,prog,perf::MINOR-FAULTS,1,4,4,0,4,4,4,4,4,3,0,ok,,
 END
 }
 
@@ -37,15 +37,15 @@ want_merged | sort | diff - "$T/out.sorted" >/dev/null ||
 # --by function over three files.
 run_cmd "$CS_CMD" report -f csv --by function "$T/merge_a.rpt" "$T/merge_b.rpt" "$T/basic.rpt"
 expect_status $LINENO 0
-expect_line $LINENO "$T/out" 'work,*,*,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok'
-expect_line $LINENO "$T/out" 'malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok'
-expect_line $LINENO "$T/out" 'free,*,*,perf::MINOR-FAULTS,0,0,,,,,,,,3,0,no data'
+expect_line $LINENO "$T/out" 'work,*,*,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok,,'
+expect_line $LINENO "$T/out" 'malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok,,'
+expect_line $LINENO "$T/out" 'free,*,*,perf::MINOR-FAULTS,0,0,,,,,,,,3,0,no data,,'
 
 # The same file twice: every count doubles, the spread stays.
 run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic.rpt"
 expect_status $LINENO 0
-expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok'
-expect_line $LINENO "$T/out" 'free,prog+0x1300,prog,tsc,4,32,8,1,7,7,9,9,9,6,0,ok'
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
+expect_line $LINENO "$T/out" 'free,prog+0x1300,prog,tsc,4,32,8,1,7,7,9,9,9,6,0,ok,,'
 expect_err $LINENO "calls that did not return: 2"
 
 # The table's summary lists both processes.

@@ -476,6 +476,339 @@ static void test_mutations(void)
 	fx_free(x);
 }
 
+/* ---- nested and series blocks ---- */
+
+/* Offsets in the file of nested_sample(). */
+static size_t nx_site, nx_plain, nx_nested, nx_series, nx_target;
+
+/* A file with a nested block and a series block; last (1: the nested
+ * block, 2: the series block) is written at the end, so that its size
+ * can be cut.  outer's calls: 100 and 110 plain; 1000 (self 400) and
+ * 1200 (self 500) with something nested.  The series has 2 calls per
+ * window and 5 calls: windows of 2, 2, 1. */
+static struct fx *nested_sample(int last)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 77, 2, two_events);
+	uint64_t i1[2] = {1000, 5}, x1[2] = {400, 1}, i2[2] = {1200, 3}, x2[2] = {500, 0};
+	uint64_t v[2];
+	uint32_t m, to, ti;
+	int i;
+
+	m = fx_module(f, "/usr/bin/prog", NULL, 0, 0x555500000000);
+	nx_target = f->len;
+	to = fx_target(f, "outer", m, 0, CS_HOOK_GOT);
+	ti = fx_target(f, "inner", m, 0, CS_HOOK_GOT);
+	fx_thread(f, 77, 0x3);
+	nx_site = fx_site(f, to, 77, m, 0x10, CS_KEY_NONE);
+	v[0] = 100;
+	v[1] = 0;
+	fx_call(f, nx_site, v);
+	v[0] = 110;
+	fx_call(f, nx_site, v);
+	nx_plain = fx_site(f, ti, 77, m, 0x20, CS_KEY_NONE);
+	v[0] = 600;
+	v[1] = 4;
+	fx_call(f, nx_plain, v);
+	if (last != 1) {
+		nx_nested = fx_nested(f, nx_site);
+		fx_nested_call(f, nx_site, nx_nested, i1, x1, 1);
+		fx_nested_call(f, nx_site, nx_nested, i2, x2, 1);
+	}
+	nx_series = fx_series(f, to, 77, 1);
+	for (i = 0; i < 5; i++) {
+		v[0] = 10 * (uint64_t)(i + 1);
+		v[1] = (uint64_t)i;
+		fx_series_call(f, nx_series, v);
+	}
+	if (last == 1) {
+		nx_nested = fx_nested(f, nx_site);
+		fx_nested_call(f, nx_site, nx_nested, i1, x1, 1);
+		fx_nested_call(f, nx_site, nx_nested, i2, x2, 1);
+	}
+	if (last == 2) {
+		/* Move the series to the end: a copy after the nested block,
+		 * the first one turned into an unknown block. */
+		size_t len = cs_series_block_size(2),
+		       off = fx_block(f, CS_BLOCK_SERIES, (uint32_t)len);
+
+		memcpy(fx_at(f, off), fx_at(f, nx_series), len);
+		((struct cs_block *)fx_at(f, nx_series))->type = 99;
+		nx_series = off;
+	}
+	return f;
+}
+
+static struct cs_nested_block *nx_nb(struct fx *x)
+{
+	return fx_at(x, nx_nested);
+}
+
+static struct cs_series_block *nx_sb(struct fx *x)
+{
+	return fx_at(x, nx_series);
+}
+
+static struct cs_window *nx_window(struct fx *x, unsigned i)
+{
+	struct cs_series_block *sb = nx_sb(x);
+
+	return (struct cs_window *)((unsigned char *)(sb + 1) + i * sb->window_size);
+}
+
+/* Cuts the last block by 8 bytes, and the file with it. */
+static void cut_last(struct fx *x, size_t off, size_t *len)
+{
+	struct cs_block *b = fx_at(x, off);
+
+	b->size -= 8;
+	*len = off + b->size;
+	fx_header(x)->used = *len | CS_USED_SEALED;
+}
+
+static void n_site_off(struct fx *x, size_t *len)
+{
+	nx_nb(x)->site = nx_target;
+}
+static void n_site_mid(struct fx *x, size_t *len)
+{
+	nx_nb(x)->site = nx_site + 8;
+}
+static void n_nevents(struct fx *x, size_t *len)
+{
+	nx_nb(x)->nevents = 3;
+}
+static void n_size(struct fx *x, size_t *len)
+{
+	cut_last(x, nx_nested, len);
+}
+static void n_backlink(struct fx *x, size_t *len)
+{
+	((struct cs_site_block *)fx_at(x, nx_site))->nested = nx_series;
+}
+static void n_missing(struct fx *x, size_t *len)
+{
+	((struct cs_site_block *)fx_at(x, nx_plain))->nested = nx_series;
+}
+static void n_misfit(struct fx *x, size_t *len)
+{
+	nx_nb(x)->stat[0].hist[cs_hist_index(5000)]++;
+}
+static void n_uneven(struct fx *x, size_t *len)
+{
+	nx_nb(x)->stat[3].hist[0]++; /* an exclusive value without its call */
+}
+static void n_misfit_running(struct fx *x, size_t *len)
+{
+	n_misfit(x, len);
+	fx_header(x)->state = CS_STATE_RUNNING;
+	fx_header(x)->used &= ~CS_USED_SEALED;
+}
+static void n_duplicate(struct fx *x, size_t *len)
+{
+	/* The series block becomes a second nested block of the site. */
+	struct cs_nested_block *n = fx_at(x, nx_series);
+
+	n->hdr.type = CS_BLOCK_NESTED;
+	n->hdr.size = (uint32_t)cs_nested_block_size(2);
+	memcpy(&n->site, &nx_nb(x)->site, cs_nested_block_size(2) - sizeof(n->hdr));
+	/* The rest of the old series block: an unknown block. */
+	((struct cs_block *)((unsigned char *)n + n->hdr.size))->type = 98;
+	((struct cs_block *)((unsigned char *)n + n->hdr.size))->size =
+		(uint32_t)(cs_series_block_size(2) - cs_nested_block_size(2));
+}
+static void s_nevents(struct fx *x, size_t *len)
+{
+	nx_sb(x)->nevents = 3;
+}
+static void s_window_size(struct fx *x, size_t *len)
+{
+	nx_sb(x)->window_size += 8;
+}
+static void s_size(struct fx *x, size_t *len)
+{
+	cut_last(x, nx_series, len);
+}
+static void s_shift(struct fx *x, size_t *len)
+{
+	nx_sb(x)->shift = 64;
+}
+static void s_full(struct fx *x, size_t *len)
+{
+	nx_window(x, 0)->calls = 3; /* 2 per window */
+	nx_window(x, 2)->calls = 0;
+}
+static void s_calls(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls = 4;
+}
+static void s_beyond(struct fx *x, size_t *len)
+{
+	nx_window(x, 2)->calls = 0;
+	nx_window(x, 7)->calls = 1;
+}
+static void s_target(struct fx *x, size_t *len)
+{
+	nx_sb(x)->target = 99;
+}
+static void s_calls_running(struct fx *x, size_t *len)
+{
+	s_calls(x, len);
+	fx_header(x)->state = CS_STATE_RUNNING;
+	fx_header(x)->used &= ~CS_USED_SEALED;
+}
+static void s_none(struct fx *x, size_t *len)
+{
+}
+
+static const struct nx_case {
+	int line;
+	int last; /* nested_sample(last) */
+	void (*mutate)(struct fx *x, size_t *len);
+	const char *msg; /* substring of the damage, NULL: none */
+	int nested; /* outer keeps its nested block */
+	int series; /* the series block is kept */
+} nx_cases[] = {
+	{__LINE__, 0, s_none, NULL, 1, 1},
+	{__LINE__, 0, n_site_off, "is not a site block", 0, 1},
+	{__LINE__, 0, n_site_mid, "is not a site block", 0, 1},
+	{__LINE__, 0, n_nevents, "nested block at offset", 0, 1},
+	{__LINE__, 1, n_size, "expected for 2 events", 0, 1},
+	{__LINE__, 0, n_backlink, "names", 0, 1},
+	{__LINE__, 0, n_missing, "is missing", 1, 1},
+	{__LINE__, 0, n_misfit, "event 0 has values that are not among its site's", 0, 1},
+	{__LINE__, 0, n_uneven, "event 1 has values", 0, 1},
+	{__LINE__, 0, n_misfit_running, NULL, 0, 1},
+	{__LINE__, 0, n_duplicate, "two nested blocks for the site", 1, 0},
+	{__LINE__, 0, s_nevents, "3 events, the header has 2", 1, 0},
+	{__LINE__, 0, s_window_size, "bytes, windows of 2504 bytes (", 1, 0},
+	{__LINE__, 2, s_size, "bytes, windows of 2496 bytes (", 1, 0},
+	{__LINE__, 0, s_shift, "shift 64 (at most 63)", 1, 0},
+	{__LINE__, 0, s_full, "window 0 has 3 calls", 1, 0},
+	{__LINE__, 0, s_calls, "window 2 has 1 calls (4 calls in all", 1, 0},
+	{__LINE__, 0, s_beyond, "window 7 has 1 calls", 1, 0},
+	{__LINE__, 0, s_target, "refers to target 99", 1, 0},
+	{__LINE__, 0, s_calls_running, NULL, 1, 1},
+};
+
+static void test_nested_series_damage(void)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(nx_cases) / sizeof(nx_cases[0]); i++) {
+		const struct nx_case *c = &nx_cases[i];
+		struct fx *x = nested_sample(c->last);
+		struct cs_file *f = NULL;
+		const struct cs_site_block *outer = NULL;
+		char err[512] = "";
+		int ok, ret;
+		size_t k;
+
+		fx_header(x)->capacity = x->len;
+		fx_header(x)->used = x->len | CS_USED_SEALED;
+		len = x->len;
+		c->mutate(x, &len);
+		ret = cs_reader_parse(x->buf, len, "nx", &f, err, sizeof(err));
+		ok = ret == 0 && f;
+		if (ok) {
+			for (k = 0; k < f->nsites; k++)
+				if (cs_reader_target(f, f->sites[k]->target)->id == 1)
+					outer = f->sites[k];
+			ok = outer &&
+			     (c->msg ? strstr(f->damage, c->msg) != NULL : !f->damage[0]) &&
+			     !cs_reader_nested(f, outer) == !c->nested &&
+			     f->nseries == (size_t)c->series;
+		}
+		CU_ASSERT(ok);
+		if (!ok)
+			printf("\nline %d: ret %d '%s', damage '%s', nested %d, series %zu\n",
+			       c->line, ret, err, f ? f->damage : "",
+			       f && outer ? cs_reader_nested(f, outer) != NULL : -1,
+			       f ? f->nseries : 0);
+		cs_reader_free(f);
+		fx_free(x);
+	}
+}
+
+static void test_nested_series_read(void)
+{
+	struct fx *x = nested_sample(0);
+	struct cs_file *f = NULL;
+	const struct cs_nested_block *nb;
+	const struct cs_series_block *sb;
+	struct cs_stat *ex = calloc(1, sizeof(*ex));
+	char err[512];
+	unsigned b;
+	uint64_t n = 0;
+
+	CU_ASSERT_FATAL(ex != NULL);
+	fx_header(x)->capacity = x->len;
+	fx_header(x)->used = x->len | CS_USED_SEALED;
+	CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "nx", &f, err, sizeof(err)) == 0);
+	CU_ASSERT_STRING_EQUAL(f->damage, "");
+	CU_ASSERT_EQUAL(f->nnested, 1);
+	CU_ASSERT_EQUAL_FATAL(f->nsites, 2);
+	nb = cs_reader_nested(f, f->sites[0]);
+	CU_ASSERT_FATAL(nb != NULL);
+	CU_ASSERT_PTR_NULL(cs_reader_nested(f, f->sites[1]));
+	CU_ASSERT_EQUAL(nb->calls, 2);
+	CU_ASSERT_EQUAL(nb->children, 2);
+
+	/* Exclusive: 100 110 400 500. */
+	cs_merge_split(&f->sites[0]->stat[0], &nb->stat[0], &nb->stat[2], ex);
+	CU_ASSERT_EQUAL(ex->sum, 1110);
+	CU_ASSERT_EQUAL(ex->sumsq_lo, 100 * 100 + 110 * 110 + 400 * 400 + 500 * 500);
+	CU_ASSERT_EQUAL(ex->sumsq_hi, 0);
+	CU_ASSERT_EQUAL(ex->min, 100);
+	CU_ASSERT_EQUAL(ex->max, 500); /* plain calls: 110's bucket ends at 111 */
+	CU_ASSERT_EQUAL(ex->first, 100);
+	for (b = 0; b < CS_HIST_BUCKETS; b++)
+		n += ex->hist[b];
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(ex->hist[cs_hist_index(400)], 1);
+	CU_ASSERT_EQUAL(ex->hist[cs_hist_index(1000)], 0);
+	/* Faults 0 0 1 0; the site's max (5) was nested, its bucket is
+	 * exact: the plain calls' max is 0. */
+	cs_merge_split(&f->sites[0]->stat[1], &nb->stat[1], &nb->stat[3], ex);
+	CU_ASSERT_EQUAL(ex->sum, 1);
+	CU_ASSERT_EQUAL(ex->min, 0);
+	CU_ASSERT_EQUAL(ex->max, 1);
+
+	/* Series: 5 calls, 2 per window. */
+	CU_ASSERT_EQUAL_FATAL(f->nseries, 1);
+	sb = f->series[0];
+	CU_ASSERT_EQUAL(sb->shift, 1);
+	CU_ASSERT_EQUAL(cs_reader_windows_used(sb), 3);
+	CU_ASSERT_EQUAL(cs_reader_window(sb, 0)->calls, 2);
+	CU_ASSERT_EQUAL(cs_reader_window(sb, 2)->calls, 1);
+	CU_ASSERT_EQUAL(cs_reader_window(sb, 1)->first_tsc, 1003);
+	CU_ASSERT_EQUAL(cs_reader_wstat(sb, 1, 0)->sum, 70);
+	CU_ASSERT_EQUAL(cs_reader_wstat(sb, 2, 1)->max, 4);
+	CU_ASSERT_TRUE(cs_reader_tid_usable(f, 77, 1));
+	CU_ASSERT_FALSE(cs_reader_tid_usable(f, 78, 1) &&
+			!(two_events[1].flags & CS_EVENT_COUNTED));
+	cs_reader_free(f);
+	fx_free(x);
+	free(ex);
+}
+
+/* Window percentiles: exact below 16, else within the bucket (1/8). */
+static void test_series_percentile(void)
+{
+	uint64_t h[CS_WHIST_BUCKETS] = {0};
+	uint64_t v;
+
+	CU_ASSERT_EQUAL(cs_series_percentile(h, 0, 0.5, 0, 0), 0);
+	h[3] = 2;
+	h[cs_whist_index(1000)] = 2;
+	CU_ASSERT_EQUAL(cs_series_percentile(h, 4, 0.5, 3, 1000), 3);
+	v = cs_series_percentile(h, 4, 0.99, 3, 1010);
+	CU_ASSERT(v >= cs_whist_lower(cs_whist_index(1000)) && v <= 1010);
+	CU_ASSERT_EQUAL(cs_series_percentile(h, 4, 0.99, 3, 1000), 1000); /* clamped */
+	CU_ASSERT_EQUAL(cs_whist_index(15), 15);
+	CU_ASSERT_EQUAL(cs_whist_lower(cs_whist_index(16)), 16);
+	CU_ASSERT_EQUAL(cs_whist_lower(cs_whist_index(1000)), 960);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -494,6 +827,9 @@ int main(void)
 	CU_add_test(s, "crashed file", test_running_crashed);
 	CU_add_test(s, "not a regular file", test_not_regular);
 	CU_add_test(s, "truncations and mutations", test_mutations);
+	CU_add_test(s, "nested and series blocks", test_nested_series_read);
+	CU_add_test(s, "damaged nested and series blocks", test_nested_series_damage);
+	CU_add_test(s, "window percentiles", test_series_percentile);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();

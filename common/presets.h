@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Event presets (@cache, @l1, @l2, @l3, @tlb, @ipc) and the formulas over
+ * them: one recipe table per PMU family (common/presets_*.c), each row
+ * citing its source.  The shim expands a preset into the raw libpfm4
+ * events of the detected PMU; the report recognizes the recorded event
+ * names and computes the family's formulas from them.
+ *
+ * Pure data and small pure functions: no allocation, no stdio, no exit,
+ * usable inside the shim's constructor.
+ */
+#ifndef CACHESHIM_COMMON_PRESETS_H
+#define CACHESHIM_COMMON_PRESETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Preset bits (cs_preset_event.presets). */
+#define CS_PRESET_L1 0x01u /* L1 data and instruction caches */
+#define CS_PRESET_L2 0x02u
+#define CS_PRESET_L3 0x04u
+#define CS_PRESET_TLB 0x08u /* TLB misses and page walks */
+#define CS_PRESET_IPC 0x10u /* instructions and cycles */
+#define CS_PRESET_CACHE (CS_PRESET_L1 | CS_PRESET_L2 | CS_PRESET_L3)
+#define CS_PRESET_ALL 0x1fu
+/* For messages. */
+#define CS_PRESET_NAMES "@cache, @l1, @l2, @l3, @tlb, @ipc"
+
+/* A recipe row: one raw event.  event is a libpfm4 event string without a
+ * PMU prefix, shorter than CS_EVENT_NAME_MAX (it is the name recorded in
+ * the report file); umask combinations that would not fit are written as
+ * one hexadecimal umask (EVENT:0x5c), which libpfm4 accepts. */
+struct cs_preset_event {
+	const char *alias; /* the name formulas use: [A-Z][A-Z0-9_]* */
+	const char *event; /* libpfm4 string */
+	unsigned presets; /* CS_PRESET_* bits it belongs to */
+	const char *what; /* what one count means */
+	const char *source; /* manual and section, or table and event code */
+};
+
+/* cs_preset_formula.kind */
+enum cs_formula_kind {
+	CS_FORMULA_COUNT = 1, /* a number of events per call (mean, total) */
+	CS_FORMULA_RATIO = 2, /* a ratio of means: no total */
+};
+
+/* A recipe formula: a named metric over the family's aliases
+ * (common/calc.h syntax).  It belongs to every preset that holds all of
+ * its inputs. */
+struct cs_preset_formula {
+	const char *name; /* L1D-misses; also the event column of the report */
+	const char *expr; /* DC_REFILL_L2 + DC_REFILL_SYS */
+	unsigned kind; /* enum cs_formula_kind */
+	const char *what;
+	const char *source;
+};
+
+/* A PMU family: the libpfm4 PMUs that share one recipe. */
+struct cs_preset_family {
+	const char *name; /* amd_fam10h */
+	const char *title; /* AMD family 10h (K10) */
+	const char *const *pmus; /* libpfm4 PMU names, NULL-terminated */
+	const struct cs_preset_event *events;
+	unsigned nevents; /* <= 32 */
+	const struct cs_preset_formula *formulas;
+	unsigned nformulas;
+	const char *notes; /* caveats for `cacheshim list`, or NULL */
+};
+
+/* Every family, in the order the report tries them; NULL-terminated. */
+extern const struct cs_preset_family *const cs_preset_families[];
+
+/* Returns the CS_PRESET_* bits of a CACHESHIM_EVENTS token such as
+ * "@cache" (case-insensitive; "@all" is every preset), 0 if it names no
+ * preset. */
+unsigned cs_preset_bits(const char *token);
+
+/* Returns the family whose pmus include pmu (a libpfm4 PMU name), or NULL. */
+const struct cs_preset_family *cs_preset_family_of(const char *pmu);
+
+/* Returns the index in f->events of the event recorded under name, or -1.
+ * Matched case-insensitively (libpfm4 is), with or without a "pmu::"
+ * prefix; a prefix must name one of f's PMUs. */
+int cs_preset_event_find(const struct cs_preset_family *f, const char *name);
+
+/* Returns the index in f->events of the event whose alias is the len
+ * bytes at alias, or -1. */
+int cs_preset_alias_find(const struct cs_preset_family *f, const char *alias, unsigned len);
+
+/* Returns the mask of f->events (bit i = events[i]) that formula fo reads,
+ * or 0 when it names something that is not an alias of f. */
+uint32_t cs_preset_formula_inputs(const struct cs_preset_family *f,
+				  const struct cs_preset_formula *fo);
+
+/* Returns the mask of f->events in the presets of bits. */
+uint32_t cs_preset_events(const struct cs_preset_family *f, unsigned bits);
+
+/* Returns 1 when a perf event of this type and config can use an Intel
+ * fixed counter (instructions, core cycles, reference cycles, slots), so
+ * it needs none of the general-purpose ones, else 0. */
+int cs_preset_fixed_counter(uint32_t perf_type, uint64_t config);
+
+/* Splits the n (<= 32) events names[] that each need a general-purpose
+ * counter into runs of at most limit events, keeping together the inputs
+ * of every formula of f (NULL: none) that fits in one run, so that each
+ * run can compute them.  An event may be in several runs.  Stores the
+ * runs as masks over names[] in runs[] and returns their number, or 0
+ * when limit is 0 or more than maxruns runs would be needed. */
+unsigned cs_preset_split(const struct cs_preset_family *f, const char *const *names, unsigned n,
+			 unsigned limit, uint32_t *runs, unsigned maxruns);
+
+#endif /* CACHESHIM_COMMON_PRESETS_H */

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* The report options that select, sort and add columns, and --diff. */
+#include <dirent.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/internal.h"
+
+/*
+ * cmd_report.c parses the command line; the options of this file are
+ * handed here (cs_options_parse) and take effect in two steps: what the
+ * merge needs before the files are read (cs_options_before: --function,
+ * --module, --cold, --search-path), and what needs the report's events
+ * after (cs_options_after: --event, --derive, --sort).
+ */
+
+const struct option cs_options_long[] = {
+	{"sort", required_argument, NULL, CS_OPT_SORT},
+	{"top", required_argument, NULL, CS_OPT_TOP},
+	{"function", required_argument, NULL, CS_OPT_FUNCTION},
+	{"module", required_argument, NULL, CS_OPT_MODULE},
+	{"event", required_argument, NULL, CS_OPT_EVENT},
+	{"hist", no_argument, NULL, CS_OPT_HIST},
+	{"cold", no_argument, NULL, CS_OPT_COLD},
+	{"binomial", no_argument, NULL, CS_OPT_BINOMIAL},
+	{"derive", required_argument, NULL, CS_OPT_DERIVE},
+	{"search-path", required_argument, NULL, CS_OPT_SEARCH},
+	{"diff", required_argument, NULL, CS_OPT_DIFF},
+	{NULL, 0, NULL, 0},
+};
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Splits list at commas into v (empty parts dropped). */
+static int push_list(char ***v, size_t *n, const char *list)
+{
+	char *copy = strdup(list), *p, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = strtok_r(copy, ",", &save); p && !ret; p = strtok_r(NULL, ",", &save))
+		ret = push(v, n, p);
+	free(copy);
+	return ret;
+}
+
+int cs_options_parse(struct cs_options *a, int c, const char *arg)
+{
+	struct cs_derive *nd;
+	char err[1024], *end;
+	unsigned long long n;
+	int ret = 0;
+
+	switch (c) {
+	case CS_OPT_SORT:
+		a->sort = arg;
+		return 0;
+	case CS_OPT_TOP:
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || n == 0 || arg[0] == '-') {
+			cs_err("report: --top wants a positive number, not '%s'", arg);
+			return -1;
+		}
+		a->top = (size_t)n;
+		return 0;
+	case CS_OPT_FUNCTION:
+		ret = push(&a->fn_globs, &a->nfn_globs, arg);
+		break;
+	case CS_OPT_MODULE:
+		ret = push(&a->mod_globs, &a->nmod_globs, arg);
+		break;
+	case CS_OPT_EVENT:
+		ret = push_list(&a->events, &a->nevents, arg);
+		break;
+	case CS_OPT_HIST:
+		a->hist = 1;
+		return 0;
+	case CS_OPT_COLD:
+		a->cold = 1;
+		return 0;
+	case CS_OPT_BINOMIAL:
+		a->binomial = 1;
+		return 0;
+	case CS_OPT_DERIVE:
+		nd = realloc(a->derive, (a->nderive + 1) * sizeof(*nd));
+		if (!nd) {
+			ret = -ENOMEM;
+			break;
+		}
+		a->derive = nd;
+		ret = cs_derive_parse(arg, &a->derive[a->nderive], err, sizeof(err));
+		if (ret == -EINVAL) {
+			cs_err("report: %s", err);
+			return -1;
+		}
+		if (ret == 0)
+			a->nderive++;
+		break;
+	case CS_OPT_SEARCH:
+		ret = push(&a->search, &a->nsearch, arg);
+		break;
+	case CS_OPT_DIFF:
+		a->diff = arg;
+		return 0;
+	default:
+		return 1;
+	}
+	if (ret) {
+		cs_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The column and direction of "COLUMN[:asc|:desc]"; col -1 when the
+ * column is unknown. */
+static void sort_spec(const char *spec, char *col, size_t len, int *dir)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t n = strlen(spec);
+
+	*dir = 0;
+	if (colon && (strcmp(colon, ":asc") == 0 || strcmp(colon, ":desc") == 0)) {
+		*dir = strcmp(colon, ":asc") == 0 ? 1 : 2;
+		n = (size_t)(colon - spec);
+	}
+	snprintf(col, len, "%.*s", (int)n, spec);
+}
+
+int cs_options_before(const struct cs_options *a, struct cs_report *r, struct cs_symbols *syms)
+{
+	char col[128];
+	size_t i;
+	int dir;
+
+	r->fn_globs = a->fn_globs;
+	r->nfn_globs = a->nfn_globs;
+	r->mod_globs = a->mod_globs;
+	r->nmod_globs = a->nmod_globs;
+	r->cold = a->cold;
+	if (a->sort) {
+		/* Sorting by a cold or warm column needs the first calls too. */
+		sort_spec(a->sort, col, sizeof(col), &dir);
+		if (strncmp(col, "cold_", 5) == 0 || strncmp(col, "warm_", 5) == 0)
+			r->cold = 1;
+	}
+	for (i = 0; syms && i < a->nsearch; i++)
+		if (cs_symbols_search_path(syms, a->search[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* 1 when LC_CTYPE of the environment is UTF-8.  The command keeps the C
+ * locale otherwise: numbers must not get a decimal comma. */
+static int utf8_locale(void)
+{
+	const char *old = setlocale(LC_CTYPE, NULL);
+	char *saved = old ? strdup(old) : NULL;
+	int utf8 = 0;
+
+	if (setlocale(LC_CTYPE, ""))
+		utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	setlocale(LC_CTYPE, saved ? saved : "C");
+	free(saved);
+	return utf8;
+}
+
+int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output_opts *o)
+{
+	char err[1024], col[128];
+	size_t i, e;
+	int found, c, dir;
+
+	o->top = a->top;
+	o->cold = a->cold;
+	o->binomial = a->binomial;
+	o->ascii = !utf8_locale();
+	free(a->event_shown);
+	free(a->event_order);
+	a->event_shown = NULL;
+	a->event_order = NULL;
+	o->event_shown = NULL;
+	o->event_order = NULL;
+	o->nevent_order = 0;
+	if (a->nevents) {
+		a->event_shown = calloc(r->nevents + 1, 1);
+		a->event_order = calloc(r->nevents + 1, sizeof(*a->event_order));
+		if (!a->event_shown || !a->event_order) {
+			cs_err("out of memory");
+			return CS_EXIT_FAIL;
+		}
+		/* In the order given: the first is the one CSV rows sort by. */
+		for (i = 0; i < a->nevents; i++) {
+			found = 0;
+			for (e = 0; e < r->nevents; e++) {
+				if (strcmp(r->events[e].name, a->events[i]) == 0) {
+					if (!a->event_shown[e])
+						a->event_order[o->nevent_order++] = e;
+					a->event_shown[e] = 1;
+					found = 1;
+				}
+			}
+			if (!found && r->nfiles) {
+				cs_err("report: --event %s: no such event in the files", a->events[i]);
+				return CS_EXIT_USAGE;
+			}
+		}
+		o->event_shown = a->event_shown;
+		o->event_order = a->event_order;
+	}
+	if (a->nderive) {
+		c = cs_derive_resolve(a->derive, a->nderive, r, err, sizeof(err));
+		if (c) {
+			cs_err(c == -ENOMEM ? "out of memory" : "report: %s", err);
+			return c == -ENOMEM ? CS_EXIT_FAIL : CS_EXIT_USAGE;
+		}
+		o->derive = a->derive;
+		o->nderive = a->nderive;
+	}
+	o->sort = 0;
+	o->sort_dir = 0;
+	if (a->sort && !a->diff) {
+		sort_spec(a->sort, col, sizeof(col), &dir);
+		c = cs_view_column(col, o);
+		if (c < 0) {
+			cs_err("report: --sort %s: no such column (function, callsite, module, source, "
+			       "calls, mean, stddev, min, p50, p90, p99, max, total, bin_n, bin_p, "
+			       "cold_n, cold_mean, cold_min, cold_max, warm_n, warm_mean, warm_stddev, "
+			       "warm_min, warm_p50, warm_p90, warm_p99, warm_max, warm_total, incl, "
+			       "self, or a --derive name; :asc or :desc may follow)",
+			       a->sort);
+			return CS_EXIT_USAGE;
+		}
+		o->sort = c + 1;
+		o->sort_dir = dir;
+	}
+	return CS_EXIT_OK;
+}
+
+void cs_options_free(struct cs_options *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nfn_globs; i++)
+		free(a->fn_globs[i]);
+	for (i = 0; i < a->nmod_globs; i++)
+		free(a->mod_globs[i]);
+	for (i = 0; i < a->nevents; i++)
+		free(a->events[i]);
+	for (i = 0; i < a->nsearch; i++)
+		free(a->search[i]);
+	free(a->fn_globs);
+	free(a->mod_globs);
+	free(a->events);
+	free(a->search);
+	cs_derive_free(a->derive, a->nderive);
+	free(a->derive);
+	free(a->event_shown);
+	free(a->event_order);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Adds to r the file at path, or every report file directly in the
+ * directory at path (in name order).  Returns as load_all does: 0, 1
+ * (some damage) or -1. */
+static int add_path(struct cs_report *r, const char *path)
+{
+	struct cs_file_header h;
+	struct dirent **names;
+	struct stat st;
+	char *file;
+	int i, n, ret, worst = 0, any = 0;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cs_report_add_file(r, path);
+	n = scandir(path, &names, NULL, alphasort);
+	if (n < 0) {
+		cs_err("%s: cannot read the directory: %s", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (asprintf(&file, "%s/%s", path, names[i]->d_name) < 0) {
+			file = NULL;
+			worst = -1;
+		}
+		/* Only report files: a directory of runs may hold the
+		 * program's other output too. */
+		if (file && cs_reader_peek(file, &h) == 0) {
+			any = 1;
+			ret = cs_report_add_file(r, file);
+			if (ret < 0)
+				worst = -1;
+			else if (ret > 0 && worst == 0)
+				worst = 1;
+		}
+		free(file);
+		free(names[i]);
+	}
+	free(names);
+	if (!any) {
+		cs_err("%s: no report files in this directory", path);
+		return -1;
+	}
+	return worst;
+}
+
+int cs_options_diff(struct cs_options *a, int npaths, char **paths, enum cs_by by, int subtract,
+		    const char *debug_dir, int csv)
+{
+	struct cs_report *ra = NULL, *rb = NULL;
+	struct cs_symbols *syms = NULL;
+	int da, db, ret = CS_EXIT_FAIL, st;
+	const char *b_path;
+	size_t i, e;
+
+	if (npaths != 1) {
+		cs_err("report: --diff A B: %s", npaths ? "one run B after A, not more"
+							: "run B is missing");
+		return CS_EXIT_USAGE;
+	}
+	if (a->hist || a->cold || a->binomial || a->nderive) {
+		cs_err("report: --diff compares calls, mean and percentiles: not with --hist, "
+		       "--cold, --binomial or --derive");
+		return CS_EXIT_USAGE;
+	}
+	b_path = paths[0];
+	ra = cs_merge_new(by);
+	rb = cs_merge_new(by);
+	syms = cs_symbols_new(debug_dir);
+	if (!ra || !rb || !syms) {
+		cs_err("out of memory");
+		goto out;
+	}
+	ra->subtract_overhead = rb->subtract_overhead = subtract;
+	if (cs_options_before(a, ra, syms) || cs_options_before(a, rb, NULL)) {
+		cs_err("out of memory");
+		goto out;
+	}
+	da = add_path(ra, a->diff);
+	db = add_path(rb, b_path);
+	if (da < 0 || db < 0)
+		goto out;
+	/* Events are matched by name: a name must be in one run or other. */
+	for (i = 0; i < a->nevents; i++) {
+		for (e = 0; e < ra->nevents && strcmp(ra->events[e].name, a->events[i]); e++)
+			;
+		if (e < ra->nevents)
+			continue;
+		for (e = 0; e < rb->nevents && strcmp(rb->events[e].name, a->events[i]); e++)
+			;
+		if (e == rb->nevents) {
+			cs_err("report: --event %s: no such event in the files", a->events[i]);
+			ret = CS_EXIT_USAGE;
+			goto out;
+		}
+	}
+	st = cs_diff_print(stdout, ra, rb, syms, a, csv);
+	if (st == -EINVAL) {
+		ret = CS_EXIT_USAGE;
+		goto out;
+	}
+	if (st) {
+		cs_err("report: cannot write the report: %s", strerror(-st));
+		goto out;
+	}
+	ret = da || db ? CS_EXIT_FAIL : CS_EXIT_OK;
+out:
+	cs_merge_free(ra);
+	cs_merge_free(rb);
+	cs_symbols_free(syms);
+	return ret;
+}
+
+const struct option *cs_options_table(const struct option *theirs, struct option *buf, size_t n)
+{
+	size_t i = 0, j;
+
+	for (; theirs[i].name && i + 1 < n; i++)
+		buf[i] = theirs[i];
+	for (j = 0; cs_options_long[j].name && i + 1 < n; j++)
+		buf[i++] = cs_options_long[j];
+	memset(&buf[i], 0, sizeof(buf[i]));
+	return buf;
+}

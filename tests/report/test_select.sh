@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cacheshim report --sort, --top, --function, --module and --event on a
+# fixture with known values (mkviews: see tests/report/mkviews.c).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+"$CS_BUILDDIR/tests/report/mkviews" "$T" || { echo "mkviews failed" >&2; exit 99; }
+V=$T/views.rpt
+
+# rows LINE: the rows of the first table (after its header line), just
+# function and callsite, in order.
+rows()
+{
+	awk '/^  function/ { on = 1; next } on && /^  / { print $1, $2 } on && !/^  / { exit }' \
+		"$T/out"
+}
+
+# expect_rows LINE < EXPECTED: rows of the first table are EXPECTED.
+expect_rows()
+{
+	rows >"$T/rows"
+	if ! diff -u - "$T/rows" >"$T/diff"; then
+		fail "$1" "rows in another order"
+		show "$T/diff"
+	fi
+}
+
+# The default: biggest total first.
+run_cmd "$CS_CMD" report --event tsc "$V"
+expect_status $LINENO 0
+expect_rows $LINENO <<'END'
+delta app+0x500
+alpha libx.so+0x200
+alpha app+0x100
+beta liby.so+0x300
+gamma app+0x400
+END
+
+# Numbers sort descending, text ascending; ties keep the row order
+# (function, module, offset).  tsc means: delta 50014, alpha 310 and 250,
+# beta 15, gamma 7; p50s: alpha@app 202, alpha@libx 60.
+run_cmd "$CS_CMD" report --event tsc --sort mean:asc "$V"
+expect_rows $LINENO <<'END'
+gamma app+0x400
+beta liby.so+0x300
+alpha app+0x100
+alpha libx.so+0x200
+delta app+0x500
+END
+run_cmd "$CS_CMD" report --event tsc --sort p50 "$V"
+expect_rows $LINENO <<'END'
+delta app+0x500
+alpha app+0x100
+alpha libx.so+0x200
+beta liby.so+0x300
+gamma app+0x400
+END
+run_cmd "$CS_CMD" report --event tsc --sort function "$V"
+expect_rows $LINENO <<'END'
+alpha app+0x100
+alpha libx.so+0x200
+beta liby.so+0x300
+delta app+0x500
+gamma app+0x400
+END
+run_cmd "$CS_CMD" report --event tsc --sort callsite:desc "$V"
+expect_rows $LINENO <<'END'
+beta liby.so+0x300
+alpha libx.so+0x200
+delta app+0x500
+gamma app+0x400
+alpha app+0x100
+END
+# Each event's table has its own order: page faults (totals delta 850,
+# alpha@libx 9, beta 6, alpha@app 4, gamma 0).
+run_cmd "$CS_CMD" report --event perf::PAGE-FAULTS --sort max "$V"
+expect_rows $LINENO <<'END'
+alpha libx.so+0x200
+beta liby.so+0x300
+delta app+0x500
+alpha app+0x100
+gamma app+0x400
+END
+
+# --top N: the first N rows of every table.
+run_cmd "$CS_CMD" report --top 2 "$V"
+expect_status $LINENO 0
+n=$(grep -c '^  alpha\|^  beta\|^  gamma\|^  delta' "$T/out")
+[ "$n" -eq 6 ] || { fail $LINENO "--top 2: $n rows in 3 tables, want 6"; show "$T/out"; }
+expect_line $LINENO "$T/out" 'cycles'
+expect_line $LINENO "$T/out" '  not counted (the event could not be opened)'
+
+# --event: only those tables, in that order.
+run_cmd "$CS_CMD" report --event 'cycles,perf::MINOR-FAULTS' "$V"
+expect_status $LINENO 0
+grep -qx 'tsc (TSC ticks)' "$T/out" && fail $LINENO "tsc shown"
+grep -qx 'perf::PAGE-FAULTS' "$T/out" && fail $LINENO "page faults shown"
+expect_line $LINENO "$T/out" 'perf::MINOR-FAULTS'
+expect_line $LINENO "$T/out" 'cycles'
+
+# --function and --module (fnmatch globs, repeatable: any of them).
+run_cmd "$CS_CMD" report -f csv --event tsc --function 'al*' --function gamma "$V"
+expect_status $LINENO 0
+csv_pick function,callsite,calls,mean
+expect_out $LINENO <<'END'
+function,callsite,calls,mean
+alpha,app+0x100,4,250
+alpha,libx.so+0x200,7,310
+gamma,app+0x400,1,7
+END
+run_cmd "$CS_CMD" report -f csv --event tsc --module 'lib*' "$V"
+csv_pick function,callsite,calls
+expect_out $LINENO <<'END'
+function,callsite,calls
+alpha,libx.so+0x200,7
+beta,liby.so+0x300,2
+END
+# A module glob may name the whole path; per function, only the calls
+# from the modules selected count.
+run_cmd "$CS_CMD" report -f csv --event tsc --by function --module /nonexistent/app "$V"
+csv_pick function,calls,mean,max
+expect_out $LINENO <<'END'
+function,calls,mean,max
+alpha,4,250,400
+delta,1000,50014,99964
+gamma,1,7,7
+END
+run_cmd "$CS_CMD" report -f csv --function nothing "$V"
+expect_status $LINENO 0
+expect_out $LINENO <<END
+$CSV_HEADER,source
+END
+
+# CSV: the order of the rows is kept unless --sort says, by the first
+# event of --event; --top cuts rows (all their events).
+run_cmd "$CS_CMD" report -f csv --event 'perf::PAGE-FAULTS,tsc' --sort mean --top 2 "$V"
+expect_status $LINENO 0
+csv_pick function,callsite,event,mean
+expect_out $LINENO <<'END'
+function,callsite,event,mean
+beta,liby.so+0x300,perf::PAGE-FAULTS,3
+beta,liby.so+0x300,tsc,15
+alpha,libx.so+0x200,perf::PAGE-FAULTS,1.286
+alpha,libx.so+0x200,tsc,310
+END
+
+# Mistakes are usage errors.
+run_cmd "$CS_CMD" report --event nosuch "$V"
+expect_status $LINENO 2
+expect_err $LINENO "report: --event nosuch: no such event in the files"
+run_cmd "$CS_CMD" report --sort nosuch "$V"
+expect_status $LINENO 2
+expect_err $LINENO "report: --sort nosuch: no such column"
+run_cmd "$CS_CMD" report --sort mean:up "$V"
+expect_status $LINENO 2
+for bad in 0 -1 x 3x; do
+	run_cmd "$CS_CMD" report --top "$bad" "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: --top wants a positive number, not '$bad'"
+done
+
+finish
