@@ -240,8 +240,12 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
+	int saved_errno;
 
 	cs_tls_guard++;
+	/* Set-up calls libc (mmap, perf_event_open, /proc reads): the program
+	 * must find errno as it left it. */
+	saved_errno = errno;
 	t = cs_tls_thread;
 	if (!t) {
 		t = thread_create();
@@ -263,12 +267,14 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	site = cs_thread_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
 	if (!site)
 		goto pass;
+	errno = saved_errno;
 	cs_hot_begin(t, f, site);
 	cs_tls_guard--;
 	return CS_ENTER_MEASURE;
 pass:
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	errno = saved_errno;
 	cs_tls_guard--;
 	return CS_ENTER_PASS;
 }
