@@ -17,7 +17,11 @@ static void usage(FILE *out)
 	fputs("usage: cacheshim report [--by function|callsite|key]\n"
 	      "                        [--format table|csv|json|html] [--self] [--nested]\n"
 	      "                        [--series] [--debug-dir DIR] [--subtract-overhead]\n"
+	      "                        [--sort COL[:asc|:desc]] [--top N] [--function GLOB]\n"
+	      "                        [--module GLOB] [--event NAME[,NAME]] [--hist] [--cold]\n"
+	      "                        [--binomial] [--derive NAME=EXPR] [--search-path DIR]\n"
 	      "                        FILE...\n"
+	      "       cacheshim report --diff A B [options]   (A, B: files or directories)\n"
 	      "\n"
 	      "  -b, --by WHAT       one row per call site (default) or per function;\n"
 	      "                      key: per function and argument size class\n"
@@ -33,6 +37,23 @@ static void usage(FILE *out)
 	      "  -s, --subtract-overhead\n"
 	      "                      take the measurement's own cost (the median of\n"
 	      "                      the shim's calibration calls) off every value\n"
+	      "      --sort COL      order by any column (calls, mean, p99, function, ...,\n"
+	      "                      bin_p, cold_mean, a --derive name); :asc or :desc\n"
+	      "      --top N         at most N rows per table\n"
+	      "      --function GLOB, --module GLOB\n"
+	      "                      only calls of matching functions / from matching\n"
+	      "                      modules (repeatable)\n"
+	      "      --event NAMES   only these events, in this order (comma-separated)\n"
+	      "      --hist          a histogram per function and event\n"
+	      "      --cold          the first call of each site and thread apart\n"
+	      "      --binomial      bin_n and bin_p of count events (p = 1 - var/mean)\n"
+	      "      --derive NAME=EXPR\n"
+	      "                      a column computed from the means of events:\n"
+	      "                      + - * / ( ), {odd::NAME-S} in braces (repeatable)\n"
+	      "      --search-path DIR\n"
+	      "                      where moved programs and libraries are looked for\n"
+	      "                      (by name, then by build id)\n"
+	      "      --diff A B      compare run A with run B per function and event\n"
 	      "  -h, --help          this text\n",
 	      out);
 }
@@ -177,6 +198,11 @@ int cs_cmd_report(int argc, char **argv)
 			cs_options_free(&args);
 			return CS_EXIT_USAGE;
 		}
+	}
+	if (args.hist && fmt != FMT_TABLE) {
+		cs_err("report: --hist draws in the table format only");
+		cs_options_free(&args);
+		return CS_EXIT_USAGE;
 	}
 	if (args.diff) {
 		ret = cs_options_diff(&args, argc - optind, argv + optind,

@@ -60,8 +60,7 @@ static char *row_key(const struct cs_report *r, const struct cs_row *row, char *
 }
 
 /* Adds the rows of r as side (0: a, 1: b). */
-static int add_rows(struct drow **h, const struct cs_report *r, int side,
-		    struct cs_symbols *syms)
+static int add_rows(struct drow **h, const struct cs_report *r, int side, struct cs_symbols *syms)
 {
 	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096];
 	struct cs_row **rows;
@@ -193,20 +192,26 @@ static void fill_line(struct dline *l, const struct cs_report *ra, const struct 
 		l->status = "no data";
 	for (st = 0; st < NSTATS; st++) {
 		c = (int)st * NVALS;
-		va = st == S_CALLS ? sa.n : st == S_MEAN ? sa.mean : st == S_P50 ? sa.p50
-			: st == S_P90 ? sa.p90 : sa.p99;
-		vb = st == S_CALLS ? sb.n : st == S_MEAN ? sb.mean : st == S_P50 ? sb.p50
-			: st == S_P90 ? sb.p90 : sb.p99;
+		va = st == S_CALLS  ? sa.n
+		     : st == S_MEAN ? sa.mean
+		     : st == S_P50  ? sa.p50
+		     : st == S_P90  ? sa.p90
+				    : sa.p99;
+		vb = st == S_CALLS  ? sb.n
+		     : st == S_MEAN ? sb.mean
+		     : st == S_P50  ? sb.p50
+		     : st == S_P90  ? sb.p90
+				    : sb.p99;
 		l->v[c + V_A] = va;
 		l->v[c + V_B] = vb;
 		/* A side without calls has a call count (0) and nothing else;
 		 * a side that did not count the event has nothing at all. */
-		l->kind[c + V_A] = ha < 0 ? CS_CELL_NOT_COUNTED
+		l->kind[c + V_A] = ha < 0		 ? CS_CELL_NOT_COUNTED
 				   : ha || st == S_CALLS ? CS_CELL_NUM
-							: CS_CELL_NONE;
-		l->kind[c + V_B] = hb < 0 ? CS_CELL_NOT_COUNTED
+							 : CS_CELL_NONE;
+		l->kind[c + V_B] = hb < 0		 ? CS_CELL_NOT_COUNTED
 				   : hb || st == S_CALLS ? CS_CELL_NUM
-							: CS_CELL_NONE;
+							 : CS_CELL_NONE;
 		if (l->kind[c + V_A] != CS_CELL_NUM || l->kind[c + V_B] != CS_CELL_NUM) {
 			l->kind[c + V_DIFF] = l->kind[c + V_PCT] =
 				ha < 0 || hb < 0 ? CS_CELL_NOT_COUNTED : CS_CELL_NONE;

@@ -387,13 +387,15 @@ int cs_derive_parse(const char *arg, struct cs_derive *d, char *err, size_t errl
 	while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t'))
 		len--;
 	if (len == 0 || len >= sizeof(d->name) || !is_name_start(arg[0])) {
-		snprintf(err, errlen, "--derive '%s': bad name (a letter or _, then letters, digits, _)", arg);
+		snprintf(err, errlen,
+			 "--derive '%s': bad name (a letter or _, then letters, digits, _)", arg);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len; i++) {
 		if (!is_name_start(arg[i]) && !(arg[i] >= '0' && arg[i] <= '9')) {
 			snprintf(err, errlen,
-				 "--derive '%s': bad name (a letter or _, then letters, digits, _)", arg);
+				 "--derive '%s': bad name (a letter or _, then letters, digits, _)",
+				 arg);
 			return -EINVAL;
 		}
 	}
@@ -435,7 +437,8 @@ int cs_derive_resolve(struct cs_derive *d, size_t n, const struct cs_report *r, 
 			name = cs_expr_var(d[i].expr, k);
 			/* The first event of that name; then earlier columns. */
 			for (e = 0; e < r->nevents; e++)
-				if (r->events[e].occurrence == 0 && strcmp(r->events[e].name, name) == 0)
+				if (r->events[e].occurrence == 0 &&
+				    strcmp(r->events[e].name, name) == 0)
 					break;
 			if (e < r->nevents) {
 				d[i].var[k] = (long)e;

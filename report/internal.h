@@ -194,6 +194,9 @@ uint64_t cs_stats_percentile(const struct cs_agg *a, double q);
 /* Returns the population standard deviation of a, computed from the exact
  * n*sumsq - sum^2; 0 when a has no values or the sums are inconsistent. */
 long double cs_stats_stddev(const struct cs_agg *a);
+/* Returns the population variance of a (exact to long double), as
+ * cs_stats_stddev. */
+long double cs_stats_variance(const struct cs_agg *a);
 /* Returns the mean of a as cs_stats_summarize has it (overhead taken
  * off), 0 when a has no values. */
 long double cs_stats_mean(const struct cs_agg *a);
@@ -465,6 +468,9 @@ enum cs_cell {
 	CS_CELL_NOT_COUNTED, /* the event, or an input of a derived column, was not counted */
 };
 
+/* A view is made and used by one thread, but for this: once every row's
+ * text is made (cs_view_all_text) and cs_view_any_source is known for all
+ * rows, threads may each sort, read and format a different event. */
 struct cs_view;
 
 /* Returns the column named name (as in the table headers, or a derived
@@ -476,8 +482,8 @@ const char *cs_view_column_name(int col, const struct cs_output_opts *o);
 int cs_view_text_column(int col);
 /* Makes the view of r for the options o: the events shown and every row.
  * Returns 0 and sets *out, or -ENOMEM. */
-int cs_view_new(const struct cs_report *r, struct cs_symbols *syms,
-		const struct cs_output_opts *o, struct cs_view **out);
+int cs_view_new(const struct cs_report *r, struct cs_symbols *syms, const struct cs_output_opts *o,
+		struct cs_view **out);
 void cs_view_free(struct cs_view *v);
 /* The events shown (indexes into r->events), and how many. */
 const size_t *cs_view_events(const struct cs_view *v, size_t *n);
@@ -495,6 +501,9 @@ size_t *cs_view_order(struct cs_view *v, size_t ev, int col, int desc, size_t *n
  * in o->sort_dir or else the column's default direction (text columns
  * ascending, numbers descending).  As cs_view_order. */
 size_t *cs_view_order_opts(struct cs_view *v, size_t ev, int defcol, size_t *n);
+/* Computes the summaries of every event shown for every row (two
+ * threads), as cs_view_summary would one by one. */
+void cs_view_fill_all(struct cs_view *v);
 /* Returns the summary of event ev of row i (computed once), or NULL when
  * it has no values. */
 const struct cs_summary *cs_view_summary(struct cs_view *v, size_t i, size_t ev);
@@ -508,8 +517,9 @@ void cs_view_prefetch(const struct cs_view *v, size_t i, size_t ev, int strings)
 /* Makes the text columns of every row at once (with source when
  * source is set): for an output that shows most rows. */
 void cs_view_all_text(struct cs_view *v, int source);
-/* Returns 1 when one of rows order[0, n) has a source line (by call
- * site only).  Remembered when the rows are all of them. */
+/* Returns 1 when one of rows order[0, n) (order NULL: rows 0 to n) has a
+ * source line (by call site only).  Remembered when the rows are all of
+ * them. */
 int cs_view_any_source(struct cs_view *v, const size_t *order, size_t n);
 /* Returns text column col of row i (computed once; "" when unknown). */
 const char *cs_view_text(struct cs_view *v, size_t i, int col);

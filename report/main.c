@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* cacheshim: dispatches to the run, report and list subcommands. */
+/* cacheshim: dispatches to the run, report, list and calibrate subcommands. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "report/internal.h"
+#include "report/calibrate.h"
 
 static const struct command {
 	const char *name;
@@ -15,6 +16,7 @@ static const struct command {
 	{"run", cs_cmd_run, "run a program under the shim, print a summary"},
 	{"report", cs_cmd_report, "print report files as tables or CSV"},
 	{"list", cs_cmd_list, "list the events libpfm4 can encode here"},
+	{"calibrate", cs_cmd_calibrate, "check what each event counts on this CPU"},
 };
 
 static void usage(FILE *out)

@@ -110,8 +110,8 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 static unsigned row_hash(const struct cs_row_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k->name;
-	uint64_t h = 0xcbf29ce484222325ull, w[3] = {k->offset, k->key,
-						   (uint64_t)k->module << 32 | k->argn};
+	uint64_t h = 0xcbf29ce484222325ull,
+		 w[3] = {k->offset, k->key, (uint64_t)k->module << 32 | k->argn};
 	size_t i;
 
 	for (i = 0; i < sizeof(k->name) && p[i]; i++)
@@ -247,8 +247,8 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 		return 0;
 	if (r->nmod_globs) {
 		m = s->module ? cs_reader_module(f, s->module) : NULL;
-		if (!m || !glob_match(r->mod_globs, r->nmod_globs, m->path,
-				      cs_util_basename(m->path)))
+		if (!m ||
+		    !glob_match(r->mod_globs, r->nmod_globs, m->path, cs_util_basename(m->path)))
 			return 0;
 	}
 	return 1;
@@ -388,6 +388,17 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 		const struct cs_module_block *m;
 		const struct cs_nested_block *nb = cs_reader_nested(f, s);
 		const struct cs_stat *st;
+
+		/* Sites are 9 KB per event apart: the CPU cannot guess where
+		 * the next ones' sums and used buckets are. */
+		if (i + 2 < f->nsites)
+			for (e = 0; e < h->nevents; e++)
+				__builtin_prefetch(&f->sites[i + 2]->stat[e]);
+		if (i + 1 < f->nsites)
+			for (e = 0; e < h->nevents; e++) {
+				st = &f->sites[i + 1]->stat[e];
+				__builtin_prefetch(&st->hist[cs_hist_index(st->min)]);
+			}
 
 		if (t->how & CS_HOOK_CALIBRATION) {
 			if (add_calibration(r, f, s, evmap))
@@ -565,9 +576,18 @@ int cs_merge_not_counted(const struct cs_report *r, size_t ev)
 
 char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
 {
-	if (row->k.key == CS_KEY_NONE)
-		snprintf(buf, len, "%s", row->k.name);
-	else
+	size_t n;
+
+	if (row->k.key == CS_KEY_NONE) {
+		/* Not snprintf: this runs for every row of every report. */
+		n = strnlen(row->k.name, sizeof(row->k.name));
+		if (n >= len)
+			n = len ? len - 1 : 0;
+		if (len) {
+			memcpy(buf, row->k.name, n);
+			buf[n] = '\0';
+		}
+	} else
 		snprintf(buf, len, "%s[arg%u:%llu]", row->k.name, row->k.argn,
 			 (unsigned long long)row->k.key);
 	return buf;

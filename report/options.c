@@ -219,7 +219,8 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 				}
 			}
 			if (!found && r->nfiles) {
-				cs_err("report: --event %s: no such event in the files", a->events[i]);
+				cs_err("report: --event %s: no such event in the files",
+				       a->events[i]);
 				return CS_EXIT_USAGE;
 			}
 		}
@@ -241,10 +242,13 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 		sort_spec(a->sort, col, sizeof(col), &dir);
 		c = cs_view_column(col, o);
 		if (c < 0) {
-			cs_err("report: --sort %s: no such column (function, callsite, module, source, "
+			cs_err("report: --sort %s: no such column (function, callsite, module, "
+			       "source, "
 			       "calls, mean, stddev, min, p50, p90, p99, max, total, bin_n, bin_p, "
-			       "cold_n, cold_mean, cold_min, cold_max, warm_n, warm_mean, warm_stddev, "
-			       "warm_min, warm_p50, warm_p90, warm_p99, warm_max, warm_total, incl, "
+			       "cold_n, cold_mean, cold_min, cold_max, warm_n, warm_mean, "
+			       "warm_stddev, "
+			       "warm_min, warm_p50, warm_p90, warm_p99, warm_max, warm_total, "
+			       "incl, "
 			       "self, or a --derive name; :asc or :desc may follow)",
 			       a->sort);
 			return CS_EXIT_USAGE;
@@ -332,8 +336,8 @@ int cs_options_diff(struct cs_options *a, int npaths, char **paths, enum cs_by b
 	size_t i, e;
 
 	if (npaths != 1) {
-		cs_err("report: --diff A B: %s", npaths ? "one run B after A, not more"
-							: "run B is missing");
+		cs_err("report: --diff A B: %s",
+		       npaths ? "one run B after A, not more" : "run B is missing");
 		return CS_EXIT_USAGE;
 	}
 	if (a->hist || a->cold || a->binomial || a->nderive) {

@@ -28,9 +28,25 @@ void cs_csv_field(FILE *out, const char *field)
 	fputc('"', out);
 }
 
+/* ",v": fprintf was a sixth of a large CSV's time. */
 static void u64(FILE *out, uint64_t v)
 {
-	fprintf(out, ",%llu", (unsigned long long)v);
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	tmp[--i] = ',';
+	fwrite_unlocked(tmp + i, 1, sizeof(tmp) - i, out);
+}
+
+/* ",s" */
+static void field(FILE *out, const char *s)
+{
+	putc_unlocked(',', out);
+	fputs_unlocked(s, out);
 }
 
 /* The columns after status: the size class, and with --nested the
@@ -43,7 +59,7 @@ static void row_tail(FILE *out, const struct cs_report *r, const struct cs_row *
 	char buf[64];
 	int x;
 
-	fprintf(out, ",%s", cs_util_key_class(row->k.key, buf, sizeof(buf)));
+	field(out, cs_util_key_class(row->k.key, buf, sizeof(buf)));
 	for (x = 0; o->nested && x < 2; x++) {
 		a = cs_merge_not_counted(r, ev) ? NULL : cs_merge_view(r, row, ev, x);
 		if (a && cs_stats_summarize(a, &s) == 0)
@@ -55,11 +71,10 @@ static void row_tail(FILE *out, const struct cs_report *r, const struct cs_row *
 
 /* The extra columns of --binomial and --cold, per event. */
 static const int bin_cols[] = {CS_COL_BIN_N, CS_COL_BIN_P};
-static const int cold_cols[] = {CS_COL_COLD_N,	    CS_COL_COLD_MEAN, CS_COL_COLD_MIN,
-				CS_COL_COLD_MAX,    CS_COL_WARM_N,    CS_COL_WARM_TOTAL,
-				CS_COL_WARM_MEAN,   CS_COL_WARM_STDDEV, CS_COL_WARM_MIN,
-				CS_COL_WARM_P50,    CS_COL_WARM_P90,  CS_COL_WARM_P99,
-				CS_COL_WARM_MAX};
+static const int cold_cols[] = {
+	CS_COL_COLD_N,	   CS_COL_COLD_MEAN, CS_COL_COLD_MIN,	 CS_COL_COLD_MAX, CS_COL_WARM_N,
+	CS_COL_WARM_TOTAL, CS_COL_WARM_MEAN, CS_COL_WARM_STDDEV, CS_COL_WARM_MIN, CS_COL_WARM_P50,
+	CS_COL_WARM_P90,   CS_COL_WARM_P99,  CS_COL_WARM_MAX};
 
 #define NCOLD (sizeof(cold_cols) / sizeof(cold_cols[0]))
 
@@ -95,16 +110,15 @@ static void extras(FILE *out, struct cs_view *v, size_t i, size_t ev,
 	char buf[128];
 	size_t k;
 
-	fputc(',', out);
+	putc_unlocked(',', out);
 	cs_csv_field(out, cs_view_text(v, i, CS_COL_SOURCE));
 	for (k = 0; o->binomial && k < 2; k++)
-		fprintf(out, ",%s", counted ? cs_view_format_csv(v, i, ev, bin_cols[k], buf,
-								 sizeof(buf))
-					    : "");
+		fprintf(out, ",%s",
+			counted ? cs_view_format_csv(v, i, ev, bin_cols[k], buf, sizeof(buf)) : "");
 	for (k = 0; o->cold && k < NCOLD; k++)
-		fprintf(out, ",%s", counted ? cs_view_format_csv(v, i, ev, cold_cols[k], buf,
-								 sizeof(buf))
-					    : "");
+		fprintf(out, ",%s",
+			counted ? cs_view_format_csv(v, i, ev, cold_cols[k], buf, sizeof(buf))
+				: "");
 	for (k = 0; k < o->nderive; k++)
 		fprintf(out, ",%s",
 			cs_view_format_csv(v, i, ev, CS_COL_DERIVED + (int)k, buf, sizeof(buf)));
@@ -138,9 +152,9 @@ static void row_event(FILE *out, const struct cs_report *r, const struct cs_row 
 		return;
 	}
 	u64(out, s->n);
-	fprintf(out, ",%s", cs_util_u128(s->total, buf, sizeof(buf)));
-	fprintf(out, ",%s", cs_util_decimal(s->mean, buf, sizeof(buf)));
-	fprintf(out, ",%s", cs_util_decimal(s->stddev, buf, sizeof(buf)));
+	field(out, cs_util_u128(s->total, buf, sizeof(buf)));
+	field(out, cs_util_decimal(s->mean, buf, sizeof(buf)));
+	field(out, cs_util_decimal(s->stddev, buf, sizeof(buf)));
 	u64(out, s->min);
 	u64(out, s->p50);
 	u64(out, s->p90);
@@ -168,8 +182,10 @@ int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		return -ENOMEM;
 	}
 	evs = cs_view_events(v, &nev);
-	if (!o->top || o->top * 4 >= cs_view_nrows(v))
+	if (!o->top || o->top * 4 >= cs_view_nrows(v)) {
 		cs_view_all_text(v, r->by == CS_BY_CALLSITE);
+		cs_view_fill_all(v);
+	}
 	/* Rows in the order of cs_merge_sorted unless --sort says (by the
 	 * first event shown), cut by --top. */
 	order = cs_view_order_opts(v, nev ? evs[0] : 0, -1, &n);

@@ -41,8 +41,8 @@ unsigned cs_hist_rows(const struct cs_agg *a, unsigned maxrows, unsigned *group,
 static void bar(FILE *out, uint64_t count, uint64_t max, int ascii)
 {
 	/* Eighths of a character cell: U+258F (1/8) ... U+2589 (7/8). */
-	static const char *const part[8] = {"",		    "\u258f", "\u258e", "\u258d",
-					    "\u258c",	    "\u258b", "\u258a", "\u2589"};
+	static const char *const part[8] = {"",	      "\u258f", "\u258e", "\u258d",
+					    "\u258c", "\u258b", "\u258a", "\u2589"};
 	unsigned long long eighths;
 	unsigned i;
 
@@ -249,8 +249,8 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 				fprintf(out, "  %s: no calls with values\n", p[i]->name);
 				continue;
 			}
-			fprintf(out, "  %s: %s call%s, mean %s, p50 %s, p99 %s, max %s\n", p[i]->name,
-				cs_util_human((long double)p[i]->s.n, b1, sizeof(b1)),
+			fprintf(out, "  %s: %s call%s, mean %s, p50 %s, p99 %s, max %s\n",
+				p[i]->name, cs_util_human((long double)p[i]->s.n, b1, sizeof(b1)),
 				p[i]->s.n == 1 ? "" : "s",
 				cs_util_human(p[i]->s.mean, b2, sizeof(b2)),
 				cs_util_human((long double)p[i]->s.p50, b3, sizeof(b3)),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The human-readable report: a summary, then one aligned table per event. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,18 +213,19 @@ static int grid_print(FILE *out, const struct grid *g, const int *text)
 }
 
 /* The columns of an event's table, in order.  Returns how many. */
-static size_t table_columns(const struct cs_report *r, const struct cs_output_opts *o,
-			    int source, int *cols)
+static size_t table_columns(const struct cs_report *r, const struct cs_output_opts *o, int source,
+			    int *cols)
 {
-	static const int plain[] = {CS_COL_MEAN, -1, CS_COL_STDDEV, CS_COL_MIN, CS_COL_P50,
-				    CS_COL_P90,	 CS_COL_P99, CS_COL_MAX, CS_COL_TOTAL};
+	static const int plain[] = {CS_COL_MEAN, -1,	     CS_COL_STDDEV, CS_COL_MIN,	 CS_COL_P50,
+				    CS_COL_P90,	 CS_COL_P99, CS_COL_MAX,    CS_COL_TOTAL};
 	static const int coldwarm[] = {CS_COL_COLD_N,	   CS_COL_COLD_MEAN, CS_COL_COLD_MIN,
 				       CS_COL_COLD_MAX,	   CS_COL_WARM_MEAN, -1,
 				       CS_COL_WARM_STDDEV, CS_COL_WARM_MIN,  CS_COL_WARM_P50,
 				       CS_COL_WARM_P90,	   CS_COL_WARM_P99,  CS_COL_WARM_MAX};
 	const int *set = o->cold ? coldwarm : plain;
-	size_t n = 0, i, nset = o->cold ? sizeof(coldwarm) / sizeof(coldwarm[0])
-					 : sizeof(plain) / sizeof(plain[0]);
+	size_t n = 0, i,
+	       nset = o->cold ? sizeof(coldwarm) / sizeof(coldwarm[0])
+			      : sizeof(plain) / sizeof(plain[0]);
 
 	cols[n++] = CS_COL_FUNCTION;
 	if (r->by == CS_BY_CALLSITE) {
@@ -309,21 +311,21 @@ static void text_cell(struct cs_view *v, size_t i, int col, int truncate, char *
 	cut(buf, truncate);
 }
 
-/* Prints rows order[0, n) with columns cols[0, ncols) for event ev (the
- * per-row columns ignore it).  Returns 0 or -ENOMEM. */
-static int print_rows(FILE *out, struct cs_view *v, const struct cs_output_opts *o, size_t ev,
-		      const size_t *order, size_t n, const int *cols, size_t ncols)
+/* Formats rows order[0, n) with columns cols[0, ncols) for event ev (the
+ * per-row columns ignore it) into g, text[c] set for the text columns.
+ * Returns 0 or -ENOMEM (g is then to be freed all the same). */
+static int build_rows(struct cs_view *v, const struct cs_output_opts *o, size_t ev,
+		      const size_t *order, size_t n, const int *cols, size_t ncols, struct grid *g,
+		      int *text)
 {
-	int text[CS_NCOLS + 64];
 	const struct cs_summary *s;
 	char buf[4096];
-	struct grid g;
 	size_t i, c;
-	int ret = grid_init(&g, n, ncols);
+	int ret = grid_init(g, n, ncols);
 
 	for (c = 0; !ret && c < ncols; c++) {
 		text[c] = cs_view_text_column(cols[c]);
-		ret = grid_put(&g, 0, c, cs_view_column_name(cols[c], o));
+		ret = grid_put(g, 0, c, cs_view_column_name(cols[c], o));
 	}
 	for (i = 0; !ret && i < n; i++) {
 		if (i + 16 < n)
@@ -342,30 +344,105 @@ static int print_rows(FILE *out, struct cs_view *v, const struct cs_output_opts 
 					      sizeof(buf));
 			else
 				cs_view_format(v, order[i], ev, cols[c], buf, sizeof(buf));
-			ret = grid_put(&g, i + 1, c, buf);
+			ret = grid_put(g, i + 1, c, buf);
 		}
 	}
+	return ret;
+}
+
+/* Prints rows as build_rows formats them.  Returns 0 or -ENOMEM. */
+static int print_rows(FILE *out, struct cs_view *v, const struct cs_output_opts *o, size_t ev,
+		      const size_t *order, size_t n, const int *cols, size_t ncols)
+{
+	int text[CS_NCOLS + 64];
+	struct grid g;
+	int ret = build_rows(v, o, ev, order, n, cols, ncols, &g, text);
+
 	if (!ret)
 		ret = grid_print(out, &g, text);
 	grid_free(&g);
 	return ret;
 }
 
-/* One event's table.  Returns 0 or -ENOMEM. */
-static int print_event(FILE *out, const struct cs_report *r, struct cs_view *v,
-		       const struct cs_output_opts *o, size_t ev)
-{
-	int cols[CS_NCOLS + 8];
-	size_t n, ncols, *order;
+/* One event's table, made (by any thread) before it is printed. */
+struct table_job {
+	size_t ev;
+	size_t *order, n; /* the rows, sorted and cut */
 	int ret;
+	struct grid g;
+	int text[CS_NCOLS + 8];
+};
 
-	order = cs_view_order_opts(v, ev, CS_COL_TOTAL, &n);
-	if (!order)
-		return -ENOMEM;
-	ncols = table_columns(r, o, r->by == CS_BY_CALLSITE && cs_view_any_source(v, order, n), cols);
-	ret = print_rows(out, v, o, ev, order, n, cols, ncols);
-	free(order);
-	return ret;
+/* The tables of all events, shared by the threads that make them. */
+struct tables {
+	const struct cs_report *r;
+	struct cs_view *v;
+	const struct cs_output_opts *o;
+	struct table_job *jobs;
+	size_t njobs, next;
+	int format; /* 0: sort the rows, 1: format them */
+};
+
+/* Sorts (format 0) or formats (1) the tables of t, job by job, until
+ * there are none left. */
+static void *work_tables(void *arg)
+{
+	struct tables *t = arg;
+	struct table_job *job;
+	int cols[CS_NCOLS + 8];
+	size_t k, ncols;
+
+	while ((k = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED)) < t->njobs) {
+		job = &t->jobs[k];
+		if (!t->format) {
+			job->order = cs_view_order_opts(t->v, job->ev, CS_COL_TOTAL, &job->n);
+			if (!job->order)
+				job->ret = -ENOMEM;
+			continue;
+		}
+		if (job->ret)
+			continue;
+		ncols = table_columns(t->r, t->o,
+				      t->r->by == CS_BY_CALLSITE &&
+					      cs_view_any_source(t->v, job->order, job->n),
+				      cols);
+		job->ret = build_rows(t->v, t->o, job->ev, job->order, job->n, cols, ncols, &job->g,
+				      job->text);
+	}
+	return NULL;
+}
+
+/* Runs work_tables over all jobs, with a second thread when parallel. */
+static void run_tables(struct tables *t, int parallel)
+{
+	pthread_t helper;
+	int started = 0;
+
+	t->next = 0;
+	if (parallel && t->njobs > 1)
+		started = pthread_create(&helper, NULL, work_tables, t) == 0;
+	work_tables(t);
+	if (started)
+		pthread_join(helper, NULL);
+}
+
+/* Makes the tables of the events of jobs[0, n).  Sorting and formatting
+ * 100,000 rows per event is most of the time of a large report, so two
+ * threads share the events: the view is only read then, but for each
+ * thread's own event, as long as no row's text is made on the way
+ * (numbers to sort by; every text made before formatting). */
+static void make_tables(const struct cs_report *r, struct cs_view *v,
+			const struct cs_output_opts *o, struct table_job *jobs, size_t n,
+			int all_text)
+{
+	struct tables t = {.r = r, .v = v, .o = o, .jobs = jobs, .njobs = n};
+
+	/* A derived column's values are cached per row, for all events:
+	 * sorting by one stays in one thread. */
+	run_tables(&t, o->sort - 1 < CS_COL_DERIVED &&
+			       (all_text || !o->sort || !cs_view_text_column(o->sort - 1)));
+	t.format = 1;
+	run_tables(&t, all_text);
 }
 
 /* The --derive columns: one table of every row, after the events. */
@@ -408,10 +485,11 @@ static int print_derived(FILE *out, const struct cs_report *r, struct cs_view *v
 int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		   const struct cs_output_opts *o)
 {
+	struct table_job *jobs;
 	struct cs_view *v;
 	const size_t *evs;
-	size_t nev, i;
-	int ret = 0;
+	size_t nev, i, njobs = 0;
+	int ret = 0, all;
 
 	if (o->summary) {
 		cs_table_summary(out, r);
@@ -421,19 +499,38 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 		return -ENOMEM;
 	evs = cs_view_events(v, &nev);
 	/* Most rows will be shown: their texts are made at once. */
-	if (!o->top || o->top * 4 >= cs_view_nrows(v))
+	all = !o->top || o->top * 4 >= cs_view_nrows(v);
+	if (all) {
 		cs_view_all_text(v, r->by == CS_BY_CALLSITE);
-	for (i = 0; i < nev && !ret; i++) {
+		cs_view_any_source(v, NULL, cs_view_nrows(v));
+	}
+	jobs = calloc(nev + 1, sizeof(*jobs));
+	if (!jobs) {
+		cs_view_free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nev; i++)
+		if (!cs_merge_not_counted(r, evs[i]) && cs_view_nrows(v))
+			jobs[njobs++].ev = evs[i];
+	make_tables(r, v, o, jobs, njobs, all);
+	for (i = 0, njobs = 0; i < nev; i++) {
 		if (i)
 			fputc('\n', out);
 		event_title(out, r, evs[i]);
-		if (cs_merge_not_counted(r, evs[i]))
+		if (cs_merge_not_counted(r, evs[i])) {
 			fputs("  not counted (the event could not be opened)\n", out);
-		else if (cs_view_nrows(v) == 0)
+		} else if (cs_view_nrows(v) == 0) {
 			fputs("  no calls recorded\n", out);
-		else
-			ret = print_event(out, r, v, o, evs[i]);
+		} else {
+			if (!ret)
+				ret = jobs[njobs].ret;
+			if (!ret)
+				ret = grid_print(out, &jobs[njobs].g, jobs[njobs].text);
+			grid_free(&jobs[njobs].g);
+			free(jobs[njobs++].order);
+		}
 	}
+	free(jobs);
 	if (r->nevents == 0)
 		fputs("no events recorded\n", out);
 	if (!ret && o->nderive)

@@ -300,9 +300,10 @@ static void add_minmax(struct cs_agg *a, uint64_t n, uint64_t min, uint64_t max)
 	a->n += n;
 }
 
-/* Scratch for the entries of one histogram (the command is one thread). */
-static unsigned sbk[CS_HIST_BUCKETS];
-static uint64_t scnt[CS_HIST_BUCKETS];
+/* Scratch for the entries of one histogram, per thread (tables are made
+ * by two). */
+static __thread unsigned sbk[CS_HIST_BUCKETS];
+static __thread uint64_t scnt[CS_HIST_BUCKETS];
 
 /* Adds buckets [lo, hi] of s, which hold all its values, and its sums. */
 static uint64_t add_range(struct cs_agg *a, const struct cs_stat *s, unsigned lo, unsigned hi)
@@ -485,18 +486,13 @@ int cs_stats_sub(struct cs_agg *a, const struct cs_agg *b)
 	return 0;
 }
 
-uint64_t cs_stats_percentile(const struct cs_agg *a, double q)
+/* The rank of the q-quantile among a's n values: ceil(q * n) in
+ * integers, q taken to a millionth (in floating point 0.9 * 10 is a hair
+ * above 9 and would round up to 10), within [1, n]. */
+static uint64_t rank_of(const struct cs_agg *a, double q)
 {
-	uint64_t rank, qm, cum = 0, c = 0, lo, w, v;
-	long double f;
-	unsigned b;
-	size_t i;
+	uint64_t qm, rank;
 
-	check_self(a);
-	if (a->n == 0)
-		return 0;
-	/* ceil(q * n) in integers, q taken to a millionth: in floating
-	 * point 0.9 * 10 is a hair above 9 and would round up to 10. */
 	if (q >= 1.0)
 		qm = 1000000;
 	else if (q <= 0.0)
@@ -508,15 +504,26 @@ uint64_t cs_stats_percentile(const struct cs_agg *a, double q)
 		rank = 1;
 	if (rank > a->n)
 		rank = a->n;
-	for (i = 0; i < a->hlen; i++) {
-		c = ent_c(a, i);
-		if (c && c >= rank - cum)
+	return rank;
+}
+
+/* The value of the rank-th smallest value.  *i and *cum are where the
+ * walk over the entries is (entry, values before it): a later rank goes
+ * on from there, so three percentiles cost one walk. */
+static uint64_t value_at(const struct cs_agg *a, uint64_t rank, size_t *i, uint64_t *cum)
+{
+	uint64_t c = 0, lo, w, v;
+	long double f;
+	unsigned b;
+
+	for (; *i < a->hlen; (*cum) += c, (*i)++) {
+		c = ent_c(a, *i);
+		if (c && c >= rank - *cum)
 			break;
-		cum += c;
 	}
-	if (i == a->hlen) /* n disagrees with hist: corrupt input */
+	if (*i == a->hlen) /* n disagrees with hist: corrupt input */
 		return a->max;
-	b = ent_b(a, i);
+	b = ent_b(a, *i);
 	if (b < CS_HIST_EXACT) {
 		v = b;
 	} else {
@@ -530,7 +537,7 @@ uint64_t cs_stats_percentile(const struct cs_agg *a, double q)
 		 * [0.05, 0.95] bounds the error by 0.95 * width / lower
 		 * < 3% (width <= lower / 32) whatever the distribution,
 		 * which a value at the very edge of the bucket could break. */
-		f = ((long double)(rank - cum) - 0.5L) / (long double)c;
+		f = ((long double)(rank - *cum) - 0.5L) / (long double)c;
 		if (f < 0.05L)
 			f = 0.05L;
 		if (f > 0.95L)
@@ -544,6 +551,17 @@ uint64_t cs_stats_percentile(const struct cs_agg *a, double q)
 			v = a->max;
 	}
 	return v;
+}
+
+uint64_t cs_stats_percentile(const struct cs_agg *a, double q)
+{
+	uint64_t cum = 0;
+	size_t i = 0;
+
+	check_self(a);
+	if (a->n == 0)
+		return 0;
+	return value_at(a, rank_of(a, q), &i, &cum);
 }
 
 /* 256-bit unsigned integers as four little-endian limbs. */
@@ -589,11 +607,12 @@ static int sub_256(const uint64_t x[4], const uint64_t y[4], uint64_t out[4])
 	return (int)borrow;
 }
 
-long double cs_stats_stddev(const struct cs_agg *a)
+long double cs_stats_variance(const struct cs_agg *a)
 {
 	uint64_t nss[4], s2[4], d[4];
 	long double dd;
 
+	check_self(a);
 	if (a->n == 0)
 		return 0.0L;
 	/* Var = (n * sumsq - sum^2) / n^2.  Computed exactly in integers:
@@ -605,7 +624,12 @@ long double cs_stats_stddev(const struct cs_agg *a)
 		return 0.0L; /* sums that no set of values can have */
 	dd = ldexpl((long double)d[3], 192) + ldexpl((long double)d[2], 128) +
 	     ldexpl((long double)d[1], 64) + (long double)d[0];
-	return sqrtl(dd) / (long double)a->n;
+	return dd / ((long double)a->n * (long double)a->n);
+}
+
+long double cs_stats_stddev(const struct cs_agg *a)
+{
+	return sqrtl(cs_stats_variance(a));
 }
 
 long double cs_stats_mean(const struct cs_agg *a)
@@ -647,6 +671,9 @@ static void unshift(const struct cs_agg *a, struct cs_summary *out)
 
 int cs_stats_summarize(const struct cs_agg *a, struct cs_summary *out)
 {
+	uint64_t cum;
+	size_t i;
+
 	memset(out, 0, sizeof(*out));
 	out->n = a->n;
 	out->total = a->sum;
@@ -656,9 +683,11 @@ int cs_stats_summarize(const struct cs_agg *a, struct cs_summary *out)
 	out->stddev = cs_stats_stddev(a);
 	out->min = a->min;
 	out->max = a->max;
-	out->p50 = cs_stats_percentile(a, 0.50);
-	out->p90 = cs_stats_percentile(a, 0.90);
-	out->p99 = cs_stats_percentile(a, 0.99);
+	i = 0;
+	cum = 0;
+	out->p50 = value_at(a, rank_of(a, 0.50), &i, &cum);
+	out->p90 = value_at(a, rank_of(a, 0.90), &i, &cum);
+	out->p99 = value_at(a, rank_of(a, 0.99), &i, &cum);
 	if (a->shift)
 		unshift(a, out);
 	return 0;

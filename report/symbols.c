@@ -212,8 +212,8 @@ static int try_file(struct modcache *c, const char *file, const uint8_t *bid, ui
 }
 
 /* Looks for the module under the --search-path directories. */
-static void search(struct cs_symbols *s, struct modcache *c, const char *path,
-		   const uint8_t *bid, uint32_t len, const char *hexid)
+static void search(struct cs_symbols *s, struct modcache *c, const char *path, const uint8_t *bid,
+		   uint32_t len, const char *hexid)
 {
 	struct found *f;
 	char *cand;

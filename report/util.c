@@ -14,12 +14,27 @@ char *cs_util_u128(cs_u128 v, char *buf, size_t len)
 
 	if (len == 0)
 		return buf;
+	uint64_t w;
+	size_t n;
+
 	tmp[--i] = '\0';
-	do {
+	/* 128-bit division is a library call: only for what needs it. */
+	while (v >> 64 && i > 0) {
 		tmp[--i] = (char)('0' + (unsigned)(v % 10));
 		v /= 10;
-	} while (v && i > 0);
-	snprintf(buf, len, "%s", tmp + i);
+	}
+	w = (uint64_t)v;
+	do {
+		tmp[--i] = (char)('0' + w % 10);
+		w /= 10;
+	} while (w && i > 0);
+	/* Not snprintf: a large CSV has a total on each of its lines.  Cut
+	 * to len as snprintf would. */
+	n = sizeof(tmp) - 1 - i;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, tmp + i, n);
+	buf[n] = '\0';
 	return buf;
 }
 
@@ -186,8 +201,10 @@ void cs_warn(const char *fmt, ...)
 
 char *cs_util_key_class(uint64_t key, char *buf, size_t len)
 {
-	if (key == CS_KEY_NONE)
-		snprintf(buf, len, "%s", "");
+	if (key == CS_KEY_NONE && len)
+		buf[0] = '\0';
+	else if (key == CS_KEY_NONE)
+		;
 	else if (key < 2 || (key & (key - 1)) != 0)
 		snprintf(buf, len, "%llu", (unsigned long long)key); /* 0, 1, or not a class */
 	else

@@ -22,6 +22,11 @@
  *   delta  app+0x500    tid 1  tsc 64 ... 100000 (1,000 calls, see below)
  *                              faults 0 x10, 1 x5, 2 x3, 3 x2 (repeated)
  *
+ * binom.rpt   events tsc, perf::PAGE-FAULTS, perf::MINOR-FAULTS: binom at
+ *             app+0x10 with faults 0 0 1 1 1 1 1 3 (mean 1, variance 0.75:
+ *             p = 0.25, n = 4) and minor faults 2 2 2 2 2 2 2 2 (p = 1,
+ *             n = 2), tsc 100 each.
+ *
  * diff_a.rpt, diff_b.rpt  two runs of one program (events tsc and
  *             perf::PAGE-FAULTS):
  *
@@ -106,6 +111,26 @@ static int views(void)
 	return ret;
 }
 
+static int binom(void)
+{
+	static const struct fx_event ev[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"perf::PAGE-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+		{"perf::MINOR-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	static const uint64_t faults[8] = {0, 0, 1, 1, 1, 1, 1, 3};
+	struct fx *f = fx_new("/usr/bin/app", 950, 3, ev);
+	uint32_t m = fx_module(f, "/nonexistent/app", NULL, 0, 0x555555554000);
+	size_t s = fx_site(f, fx_target(f, "binom", m, 0, CS_HOOK_GOT), 1, m, 0x10, CS_KEY_NONE);
+	int i, ret;
+
+	for (i = 0; i < 8; i++)
+		call(f, s, 100, faults[i], 2);
+	ret = fx_write(f, out("binom.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 static int diffs(void)
 {
 	static const struct fx_event ev[] = {
@@ -149,5 +174,5 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[1]);
-	return views() | diffs() ? 1 : 0;
+	return views() | binom() | diffs() ? 1 : 0;
 }

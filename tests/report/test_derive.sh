@@ -1,2 +1,93 @@
 #!/bin/bash
-exit 77
+# SPDX-License-Identifier: MIT
+# cacheshim report --derive NAME=EXPR: expressions over the means per call
+# of each row's events; "not counted" propagates, division by 0 is none.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+"$CS_BUILDDIR/tests/report/mkviews" "$T" || { echo "mkviews failed" >&2; exit 99; }
+V=$T/views.rpt
+D=(--derive 'per1k=1000*{perf::PAGE-FAULTS}/tsc' --derive 'nc=cycles*0+1'
+	--derive 'z=tsc/{perf::MINOR-FAULTS}' --derive 'twice=-(-per1k*2)')
+
+# Means (mkviews.c): alpha@app tsc 250, faults 1; alpha@libx.so 310 and
+# 9/7; beta 15 and 3 (minor faults 0: z divides by 0); gamma 7 and 0;
+# delta 50014 and 0.85.  cycles was not counted: nc is never a number,
+# even multiplied by 0.  twice uses an earlier derived column.
+run_cmd "$CS_CMD" report -f csv --event tsc "${D[@]}" "$V"
+expect_status $LINENO 0
+csv_pick function,callsite,per1k,nc,z,twice
+expect_out $LINENO <<'END'
+function,callsite,per1k,nc,z,twice
+alpha,app+0x100,4,not counted,250,8
+alpha,libx.so+0x200,4.147,not counted,241.111,8.295
+beta,liby.so+0x300,200,not counted,,400
+delta,app+0x500,0.017,not counted,58840,0.034
+gamma,app+0x400,0,not counted,,0
+END
+
+# The table: one section after the events, sorted by the first derived
+# column unless --sort says; "-" where undefined.
+run_cmd "$CS_CMD" report --event tsc "${D[@]}" "$V"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'derived, per row from the means per call of its events: per1k = 1000*{perf::PAGE-FAULTS}/tsc; nc = cycles*0+1; z = tsc/{perf::MINOR-FAULTS}; twice = -(-per1k*2)'
+sed -n '/^derived/,$p' "$T/out" | tail -n +2 >"$T/section"
+cat >"$T/want" <<'END'
+  function  callsite       module   calls  per1k           nc      z  twice
+  beta      liby.so+0x300  liby.so      2    200  not counted      -    400
+  alpha     libx.so+0x200  libx.so      7    4.1  not counted  241.1    8.3
+  alpha     app+0x100      app          4      4  not counted    250      8
+  delta     app+0x500      app       1000  0.017  not counted  58840  0.034
+  gamma     app+0x400      app          1      0  not counted      -      0
+END
+diff -u "$T/want" "$T/section" >"$T/diff" || { fail $LINENO "derived table"; show "$T/diff"; }
+
+# Sorting by a derived column, ascending; rows without a value last.
+run_cmd "$CS_CMD" report -f csv --event tsc "${D[@]}" --sort z:asc "$V"
+csv_pick function,callsite,z
+expect_out $LINENO <<'END'
+function,callsite,z
+alpha,libx.so+0x200,241.111
+alpha,app+0x100,250
+delta,app+0x500,58840
+beta,liby.so+0x300,
+gamma,app+0x400,
+END
+
+# An event a row has no values of ("no data") counts as not counted:
+# only_a has no minor faults (merge_a + merge_b of mkfixture).
+run_cmd "$CS_CMD" report -f csv --event tsc --derive 'm=tsc+{perf::MINOR-FAULTS}' \
+	"$T/merge_a.rpt" "$T/merge_b.rpt"
+csv_pick function,m
+expect_out $LINENO <<'END'
+function,m
+only_a,not counted
+work,24
+END
+
+# Mistakes: usage errors that say what is wrong.
+check_err()
+{
+	local line=$1 msg=$2
+
+	shift 2
+	run_cmd "$CS_CMD" report "$@" "$V"
+	expect_status "$line" 2
+	expect_err "$line" "$msg"
+}
+check_err $LINENO "--derive x: unexpected end at position 1 of ''" --derive 'x='
+check_err $LINENO "--derive '=tsc': bad name" --derive '=tsc'
+check_err $LINENO "--derive '1x=tsc': bad name" --derive '1x=tsc'
+check_err $LINENO "--derive 'tsc': NAME=EXPR expected" --derive 'tsc'
+check_err $LINENO "--derive x: unexpected end at position 5 of 'tsc/'" --derive 'x=tsc/'
+check_err $LINENO "--derive x: ')' expected at position 5 of '(tsc'" --derive 'x=(tsc'
+check_err $LINENO "--derive x: '}' expected at position 5 of '{tsc'" --derive 'x={tsc'
+check_err $LINENO "--derive x: unexpected 't' at position 5 of 'tsc tsc'" --derive 'x=tsc tsc'
+check_err $LINENO "--derive 'mean=tsc': mean is the name of a column" --derive 'mean=tsc'
+check_err $LINENO "--derive x is given twice" --derive 'x=tsc' --derive 'x=1'
+check_err $LINENO "--derive x: no event or earlier derived column named 'nosuch'" \
+	--derive 'x=nosuch'
+check_err $LINENO "--derive x: no event or earlier derived column named 'y'" \
+	--derive 'x=y' --derive 'y=tsc'
+
+finish

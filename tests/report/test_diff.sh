@@ -1,2 +1,89 @@
 #!/bin/bash
-exit 77
+# SPDX-License-Identifier: MIT
+# cacheshim report --diff A B: two runs compared per function and event,
+# from files or directories of files with known values (mkviews).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+"$CS_BUILDDIR/tests/report/mkviews" "$T" || { echo "mkviews failed" >&2; exit 99; }
+A=$T/diff_a.rpt
+B=$T/diff_b.rpt
+
+# work: tsc 100 -> 80 (-20, -20%); slower 50 -> 75 (+25, +50%); only_a
+# and only_b are in one run each: calls 0 on the other side, nothing else.
+run_cmd "$CS_CMD" report -f csv --diff "$A" "$B"
+expect_status $LINENO 0
+expect_no_err $LINENO
+expect_out $LINENO <<'END'
+function,callsite,module,event,calls_a,calls_b,calls_diff,calls_pct,mean_a,mean_b,mean_diff,mean_pct,p50_a,p50_b,p50_diff,p50_pct,p90_a,p90_b,p90_diff,p90_pct,p99_a,p99_b,p99_diff,p99_pct,status
+only_a,*,*,tsc,1,0,-1,-100,5,,,,5,,,,5,,,,5,,,,only a
+only_b,*,*,tsc,0,1,1,,,9,,,,9,,,,9,,,,9,,,only b
+slower,*,*,tsc,2,2,0,0,50,75,25,50,50,75,25,50,50,75,25,50,50,75,25,50,ok
+work,*,*,tsc,4,4,0,0,100,80,-20,-20,100,80,-20,-20,100,80,-20,-20,100,80,-20,-20,ok
+only_a,*,*,perf::PAGE-FAULTS,1,0,-1,-100,0,,,,0,,,,0,,,,0,,,,only a
+only_b,*,*,perf::PAGE-FAULTS,0,1,1,,,0,,,,0,,,,0,,,,0,,,only b
+slower,*,*,perf::PAGE-FAULTS,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,ok
+work,*,*,perf::PAGE-FAULTS,4,4,0,0,2,2,0,0,2,2,0,0,2,2,0,0,2,2,0,0,ok
+END
+
+# The table: biggest change of the mean (in %) first; rows without one
+# last; signed changes.
+run_cmd "$CS_CMD" report --diff "$A" "$B" --event tsc
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'A: 1 file, 7 calls; B: 1 file, 7 calls (diff: B - A; pct: of A)'
+awk '/^  [a-z_]+ / && !/^  function/ { print $1 }' "$T/out" | tr '\n' ' ' >"$T/got"
+[ "$(cat "$T/got")" = "slower work only_a only_b " ] ||
+	{ fail $LINENO "order: $(cat "$T/got")"; show "$T/out"; }
+expect_line $LINENO "$T/out" '  slower          2        2           0      +0.0%      50      75        +25    +50.0%     50     75       +25   +50.0%     50     75       +25   +50.0%     50     75       +25   +50.0%'
+grep -qx 'perf::PAGE-FAULTS' "$T/out" && fail $LINENO "--event ignored"
+
+# --sort and --top take diff columns.
+run_cmd "$CS_CMD" report -f csv --diff "$A" "$B" --event tsc --sort mean_diff:asc --top 2
+expect_status $LINENO 0
+csv_pick function,mean_diff
+expect_out $LINENO <<'END'
+function,mean_diff
+work,-20
+slower,25
+END
+run_cmd "$CS_CMD" report --diff "$A" "$B" --sort mean
+expect_status $LINENO 2
+expect_err $LINENO "report: --sort mean: with --diff, one of function, calls_a"
+
+# Directories of runs: every report file in each (others ignored), a
+# run's processes merged.
+mkdir "$T/runa" "$T/runb"
+cp "$A" "$T/runa/1.out"
+cp "$T/merge_a.rpt" "$T/runa/2.out"
+echo "not a report" >"$T/runa/notes.txt"
+cp "$B" "$T/runb/1.out"
+run_cmd "$CS_CMD" report -f csv --diff "$T/runa" "$T/runb" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,status
+expect_line $LINENO "$T/out" 'work,6,4,ok'
+expect_line $LINENO "$T/out" 'only_a,2,0,only a'
+
+# --by callsite: matched by module path and offset.
+run_cmd "$CS_CMD" report -f csv --by callsite --diff "$A" "$B" --event tsc
+csv_pick function,callsite,mean_pct
+expect_line $LINENO "$T/out" 'work,app+0x10,-20'
+
+# Usage errors.
+run_cmd "$CS_CMD" report --diff "$A"
+expect_status $LINENO 2
+expect_err $LINENO "report: --diff A B: run B is missing"
+run_cmd "$CS_CMD" report --diff "$A" "$B" "$B"
+expect_status $LINENO 2
+run_cmd "$CS_CMD" report --diff "$A" "$B" --hist
+expect_status $LINENO 2
+expect_err $LINENO "not with --hist"
+run_cmd "$CS_CMD" report --diff "$A" "$B" --event nosuch
+expect_status $LINENO 2
+run_cmd "$CS_CMD" report --diff "$T/empty.rpt" "$B"
+expect_status $LINENO 1
+mkdir "$T/nothing"
+run_cmd "$CS_CMD" report --diff "$T/nothing" "$B"
+expect_status $LINENO 1
+expect_err $LINENO "$T/nothing: no report files in this directory"
+
+finish

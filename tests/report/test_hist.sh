@@ -62,4 +62,9 @@ grep '^  [a-z]*:' "$T/out" | cut -d: -f1 | tr -d ' ' | tr '\n' ' ' >"$T/got"
 	{ fail $LINENO "order: $(cat "$T/got")"; show "$T/out"; }
 expect_line $LINENO "$T/out" '  not counted (the event could not be opened)'
 
+# Histograms are drawn in the table format only.
+run_cmd "$CS_CMD" report --hist -f csv "$V"
+expect_status $LINENO 2
+expect_err $LINENO "report: --hist draws in the table format only"
+
 finish

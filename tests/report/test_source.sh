@@ -1,2 +1,83 @@
 #!/bin/bash
-exit 77
+# SPDX-License-Identifier: MIT
+# Source lines of call sites (the source column) from a program built
+# with -g, and a program moved or renamed after its run found again by
+# --search-path (same name, or same build id) or --debug-dir.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
+PROG=$CS_BUILDDIR/tests/report/prog_lines
+
+# prog_lines records three call sites of its own, each on its own line,
+# and writes "prog_lines.c:LINE" for each into lines.expected.
+mkdir "$T/bin" "$T/moved" "$T/renamed" "$T/debug"
+cp "$PROG" "$T/bin/prog_lines"
+"$T/bin/prog_lines" "$T/lines.rpt" "$T/lines.expected" || { echo "prog_lines failed" >&2; exit 99; }
+mapfile -t want <"$T/lines.expected"
+
+# lines_in LINE: the table shows the three source lines, by base name, in
+# a source column next to the symbolized call sites.
+lines_in()
+{
+	local w
+
+	for w in "${want[@]}"; do
+		grep -qE "^  lines_target +main\+0x[0-9a-f]+ +prog_lines +$w +" "$T/out" ||
+			{ fail "$1" "no row with $w"; show "$T/out"; }
+	done
+}
+
+run_cmd "$CS_CMD" report "$T/lines.rpt"
+expect_status $LINENO 0
+grep -qE '^  function +callsite +module +source +calls' "$T/out" ||
+	fail $LINENO "no source column"
+lines_in $LINENO
+
+# CSV: the full path the compiler saw (relative names joined to the
+# compilation directory).
+run_cmd "$CS_CMD" report -f csv "$T/lines.rpt"
+expect_status $LINENO 0
+csv_pick source
+for w in "${want[@]}"; do
+	grep -qE "^/.*/$w\$" "$T/out" || { fail $LINENO "no CSV source .../$w"; show "$T/out"; }
+done
+
+# --by function has no call sites, so no source.
+run_cmd "$CS_CMD" report --by function "$T/lines.rpt"
+grep -q 'source' "$T/out" && fail $LINENO "source column with --by function"
+
+# Moved after the run: module+offset and no source, unless told where.
+mv "$T/bin/prog_lines" "$T/moved/prog_lines"
+run_cmd "$CS_CMD" report -f csv "$T/lines.rpt"
+csv_pick callsite,source
+grep -qE '^prog_lines\+0x[0-9a-f]+,$' "$T/out" || { fail $LINENO "moved: not module+offset"; show "$T/out"; }
+run_cmd "$CS_CMD" report --search-path "$T/moved" "$T/lines.rpt"
+expect_status $LINENO 0
+lines_in $LINENO
+
+# Renamed too: only the build id says it is the same program (the whole
+# tree under the directory is searched).
+mkdir -p "$T/renamed/deep/er"
+mv "$T/moved/prog_lines" "$T/renamed/deep/er/other-name"
+echo "not ELF" >"$T/renamed/prog_lines"
+run_cmd "$CS_CMD" report --search-path "$T/nothing-here" --search-path "$T/renamed" "$T/lines.rpt"
+expect_status $LINENO 0
+lines_in $LINENO
+
+# A file of the same name but another build is not taken for it.
+cp "$CS_BUILDDIR/tests/report/mkviews" "$T/moved/prog_lines"
+run_cmd "$CS_CMD" report -f csv --search-path "$T/moved" "$T/lines.rpt"
+csv_pick callsite,source
+grep -qE '^prog_lines\+0x[0-9a-f]+,$' "$T/out" || { fail $LINENO "wrong build taken"; show "$T/out"; }
+
+# The debug file of the build, by build id, has the symbols and lines.
+id=$(readelf -n "$T/renamed/deep/er/other-name" | awk '/Build ID/ { print $3 }')
+if [ -n "$id" ]; then
+	mkdir -p "$T/debug/.build-id/${id:0:2}"
+	cp "$T/renamed/deep/er/other-name" "$T/debug/.build-id/${id:0:2}/${id:2}.debug"
+	run_cmd "$CS_CMD" report --debug-dir "$T/debug" "$T/lines.rpt"
+	expect_status $LINENO 0
+	lines_in $LINENO
+fi
+
+finish

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# cacheshim calibrate --from on a report file written as a machine with a
+# PMU would (tests/calib/mkcalib): every verdict the development VM cannot
+# produce — OK on hardware counts, SCALED with its factor, NOT COUNTING,
+# NOISY, UNSUPPORTED without a number — in the table and in CSV.
+. "$(dirname "$0")/../preload/run-test.sh"
+
+"$CS_BUILDDIR/tests/calib/mkcalib" "$T/fx.csr" || fail "mkcalib failed"
+"$CS_CMD" calibrate --from "$T/fx.csr" --csv >"$T/fx.csv" 2>"$T/fx.err" ||
+	{ show "$T/fx.err"; fail "calibrate --from failed"; }
+
+# want KERNEL ARG EVENT EXPECTED MEDIAN VERDICT
+want()
+{
+	local row
+
+	row=$(csv_one fx "kernel=$1,arg=$2,event=$3" expected,median,verdict)
+	[ "$row" = "$(printf '%s\t%s\t%s' "$4" "$5" "$6")" ] ||
+		{ show "$T/fx.csv"; fail "$1 $2 $3: got '$row', want '$4 $5 $6'"; }
+}
+want loop 10000 INST_RETIRED:ANY_P 20000 20010 OK
+want loop 10000 BR_MISP_RETIRED:ALL_BRANCHES 0 1 OK
+want branch const BR_MISP_RETIRED:ALL_BRANCHES 0 0 OK
+want branch random BR_MISP_RETIRED:ALL_BRANCHES 2048 4096 "SCALED x2.00"
+want fault 64 perf::PAGE-FAULTS 64 64 OK
+want fault 64 perf::MINOR-FAULTS 64 0 "NOT COUNTING"
+want dtlb 4K perf::PAGE-FAULTS 0 24 NOISY
+want cold 64 INST_RETIRED:ANY_P "" 200 "NO EXPECTATION"
+# An event that did not open: never a number, whatever is expected.
+want loop 10000 perf::BRANCHES 10000 "" UNSUPPORTED
+want null "" perf::BRANCHES "" "" UNSUPPORTED
+[ "$(csv_select "$T/fx.csv" "event=perf::BRANCHES" median | grep -c .)" -eq 0 ] ||
+	fail "perf::BRANCHES has a number"
+v=$(csv_one fx "kernel=ratio:cold/resident" median,verdict)
+[ "$v" = "$(printf '40.00\tOK')" ] || fail "cold/resident: $v"
+# No geometry with --from: the level check cannot be made.
+v=$(csv_one fx "kernel=ratio:level past LLC/below LLC" verdict)
+[ "$v" = UNSUPPORTED ] || fail "level check: $v"
+
+# Preset formulas (Skylake's rows): cold(64) is about 64 misses at every
+# level, resident(64) none; L2 counting twice as many is SCALED and breaks
+# L1D >= L2 >= L3.
+want cold 64 L1D-misses 64 64.00 OK
+want cold 64 L2-misses 64 128.00 "SCALED x2.00"
+want cold 64 L3-misses 64 62.00 OK
+want resident 64 L1D-misses 0 0.00 OK
+v=$(csv_one fx "kernel=check:misses L1D>=L2>=L3 at cold" verdict)
+[ "$v" = FAIL ] || { show "$T/fx.csv"; fail "order check with L2 > L1D: $v"; }
+"$CS_BUILDDIR/tests/calib/mkcalib" "$T/ok.csr" ordered || fail "mkcalib ordered failed"
+"$CS_CMD" calibrate --from "$T/ok.csr" --csv >"$T/ok.csv" 2>"$T/ok.err" ||
+	{ show "$T/ok.err"; fail "calibrate --from ordered failed"; }
+v=$(csv_one ok "kernel=check:misses L1D>=L2>=L3 at cold" verdict)
+[ "$v" = OK ] || { show "$T/ok.csv"; fail "order check, ordered: $v"; }
+want_ok=$(csv_one ok "kernel=cold,arg=64,event=L2-misses" verdict)
+[ "$want_ok" = OK ] || fail "ordered L2-misses: $want_ok"
+
+# The table says the same.
+"$CS_CMD" calibrate --from "$T/fx.csr" >"$T/fx.txt" 2>&1 || fail "table failed"
+grep -Eq '^branch +random +BR_MISP_RETIRED:ALL_BRANCHES +2048 +4096 +4096 +4096 +SCALED x2.00$' \
+	"$T/fx.txt" || { show "$T/fx.txt"; fail "table: no SCALED row"; }
+grep -Eq '^loop +10000 +perf::BRANCHES +10000 +- +- +- +UNSUPPORTED$' "$T/fx.txt" ||
+	{ show "$T/fx.txt"; fail "table: no UNSUPPORTED row"; }
+"$CS_CMD" calibrate --from "$T/missing.csr" >/dev/null 2>&1 && fail "--from a missing file worked"
+exit 0
