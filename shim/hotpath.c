@@ -356,12 +356,13 @@ static inline void call_values(const struct cs_thread *t, const struct cs_frame 
 		v[cs_g.tsc_index] = f->tsc_end - f->tsc_start;
 }
 
-uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
+/* cs_hot_record with the call's values v already computed. */
+static inline uint64_t record(struct cs_thread *t, struct cs_frame *f, const uint64_t *v)
 {
 	struct cs_site_block *site = f->site;
 	struct cs_nested_block *nb = NULL;
 	struct cs_series_block *sb = NULL;
-	uint64_t v[CS_MAX_EVENTS], nth = 0;
+	uint64_t nth = 0;
 	unsigned i, n = cs_g.nevents;
 	int first;
 
@@ -392,7 +393,6 @@ uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
 			}
 		}
 	}
-	call_values(t, f, v);
 	first = site->calls == 0;
 	for (i = 0; i < n; i++)
 		stat_add(&site->stat[i], first, v[i]);
@@ -415,6 +415,14 @@ uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
 	return 0;
 }
 
+uint64_t cs_hot_record(struct cs_thread *t, struct cs_frame *f)
+{
+	uint64_t v[CS_MAX_EVENTS];
+
+	call_values(t, f, v);
+	return record(t, f, v);
+}
+
 uint64_t cs_hot_exit(struct cs_frame *f)
 {
 	struct cs_thread *t = cs_tls_thread;
@@ -435,5 +443,5 @@ uint64_t cs_hot_exit(struct cs_frame *f)
 	}
 	call_values(t, f, v);
 	nest_pop(t, f, v);
-	return cs_hot_record(t, f);
+	return record(t, f, v);
 }
