@@ -659,11 +659,12 @@ static void print_check(FILE *out, int csv, const char *what, double num, double
  * aggregates), no p10/p90, and a verdict where an expectation is known. */
 static void print_formulas(FILE *out, const struct cs_report *r, const struct cs_formula *fs,
 			   size_t nf, const struct cs_row *row, const struct cs_row *null_row,
-			   const char *kernel, const char *argtxt, const struct cs_calib_params *p,
-			   int csv)
+			   const char *kernel, uint64_t key, const char *argtxt,
+			   const struct cs_calib_params *p, int csv)
 {
 	char e[32], vb[48];
 	struct cs_formula_value v, nv;
+	struct cs_calib_exp xe = {0, 0, 0};
 	double ex, base, factor, val;
 	const char *verd;
 	size_t j;
@@ -671,7 +672,8 @@ static void print_formulas(FILE *out, const struct cs_report *r, const struct cs
 
 	for (j = 0; j < nf; j++) {
 		cs_formulas_eval(r, &fs[j], row, &v);
-		have = cs_calib_expected(cs_calib_classify(fs[j].f->name), kernel, 0, p, &ex);
+		have = cs_calib_expect(cs_calib_classify(fs[j].f->name), kernel, key, p, &xe);
+		ex = xe.value;
 		snprintf(e, sizeof(e), have ? "%g" : "-", ex);
 		if (v.status != CS_CALC_OK) {
 			verd = v.status == CS_CALC_NOT_COUNTED ? "UNSUPPORTED" : "UNDEFINED";
@@ -693,7 +695,7 @@ static void print_formulas(FILE *out, const struct cs_report *r, const struct cs
 		if (have) {
 			double net = val - base > 0 ? val - base : 0;
 
-			verd = cs_calib_verdict(ex, net, net, net, &factor);
+			verd = cs_calib_judge(&xe, net, net, net, &factor);
 			if (factor > 0) {
 				snprintf(vb, sizeof(vb), "SCALED x%.2f", factor);
 				verd = vb;
@@ -751,9 +753,10 @@ static void print_order_check(FILE *out, const struct cs_report *r, const struct
 			ok ? "OK" : "FAIL");
 }
 
-static int print_results(FILE *out, const struct cs_report *r, const struct cs_calib_params *p,
+static int print_results(FILE *out, const struct cs_report *r, const struct cs_calib_params *par,
 			 const struct geometry *g, int csv)
 {
+	struct cs_calib_params lp = *par, *p = &lp;
 	struct kres ks[64] = {0};
 	size_t nrows, nk = 0, i, ev, tsc = SIZE_MAX;
 	struct cs_row **rows = cs_merge_sorted(r, &nrows);
@@ -777,6 +780,12 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 	}
 	free(rows);
 	qsort(ks, nk, sizeof(ks[0]), cmp_kres);
+	/* --from has no geometry: the level footprints are the level
+	 * kernel's keys, smallest first (the i-th is past i cache levels). */
+	if (p->nlevels == 0)
+		for (i = 0; i < nk && p->nlevels < CS_CALIB_MAX_LEVELS; i++)
+			if (!strcmp(ks[i].kernel + 9, "level"))
+				p->level_bytes[p->nlevels++] = ks[i].key;
 	for (ev = 0; ev < r->nevents; ev++)
 		if (cs_calib_classify(r->events[ev].name) == CS_CALIB_TSC && tsc == SIZE_MAX)
 			tsc = ev;
@@ -827,11 +836,13 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 		for (ev = 0; ev < r->nevents; ev++) {
 			const struct cs_agg *ag = cs_merge_agg(ks[i].row, ev);
 			enum cs_calib_class c = cs_calib_classify(r->events[ev].name);
-			double ex = 0, med, p10, p90, base, factor;
+			struct cs_calib_exp xe = {0, 0, 0};
+			double ex, med, p10, p90, base, factor;
 			const char *v;
 			int have_exp;
 
-			have_exp = cs_calib_expected(c, ks[i].kernel, ks[i].key, p, &ex);
+			have_exp = cs_calib_expect(c, ks[i].kernel, ks[i].key, p, &xe);
+			ex = xe.value;
 			if (have_exp)
 				snprintf(e, sizeof(e), "%g", ex);
 			else
@@ -858,7 +869,7 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 			if (!have_exp) {
 				v = c == CS_CALIB_TSC ? "-" : "NO EXPECTATION";
 			} else {
-				v = cs_calib_verdict(ex, med - base > 0 ? med - base : 0,
+				v = cs_calib_judge(&xe, med - base > 0 ? med - base : 0,
 						     p10 - base > 0 ? p10 - base : 0,
 						     p90 - base > 0 ? p90 - base : 0, &factor);
 				if (factor > 0) {
@@ -876,7 +887,8 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 					argtxt, r->events[ev].name, e, med, a, b, v);
 			}
 		}
-		print_formulas(out, r, fs, nf, ks[i].row, null_row, ks[i].kernel, argtxt, p, csv);
+		print_formulas(out, r, fs, nf, ks[i].row, null_row, ks[i].kernel, ks[i].key, argtxt,
+			       p, csv);
 	}
 	if (!csv)
 		fputs("\n(expected values are net of the null kernel, the bracket's own cost; "

@@ -176,6 +176,7 @@ int cs_cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			subtract = 1;
+			o.subtract = 1;
 			break;
 		case OPT_SELF:
 			self = 1;

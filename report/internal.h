@@ -200,6 +200,12 @@ long double cs_stats_variance(const struct cs_agg *a);
 /* Returns the mean of a as cs_stats_summarize has it (overhead taken
  * off), 0 when a has no values. */
 long double cs_stats_mean(const struct cs_agg *a);
+/* Returns the mean of a as measured (no overhead taken off), 0 when a has
+ * no values. */
+long double cs_stats_raw_mean(const struct cs_agg *a);
+/* Returns the overhead taken off a's values, per value (the mean of their
+ * files' calibration medians), 0 when a has no values or no shift. */
+long double cs_stats_overhead(const struct cs_agg *a);
 /* Fills *out from a; with a shift, the overhead is taken off total, mean,
  * min, max and the percentiles (never below 0; stddev is unchanged).
  * Returns 0, or -ENODATA when a has no values (then only n and total are
@@ -399,6 +405,7 @@ struct cs_output_opts {
 	int ascii; /* --hist bars in ASCII (set from the locale) */
 	const struct cs_derive *derive; /* --derive, resolved against the report */
 	size_t nderive;
+	int subtract; /* --subtract-overhead: raw_mean and overhead shown */
 };
 
 /* Prints r as aligned tables, one per event.  Returns 0, or -EIO when
@@ -415,7 +422,8 @@ int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 /* Writes field to out, quoted when it holds a comma, quote, CR or LF. */
 void cs_csv_field(FILE *out, const char *field);
 /* Writes the empty fields of the columns after key/self_mean (source,
- * --binomial, --cold, --derive) for a row that has none of them. */
+ * --binomial, --cold, --derive, and raw_mean and overhead with
+ * --subtract-overhead) for a row that has none of them. */
 void cs_csv_extras_blank(FILE *out, const struct cs_output_opts *o);
 
 /* Shared by both outputs: the callsite and module columns of row. */
@@ -457,6 +465,7 @@ enum cs_col {
 	CS_COL_WARM_TOTAL,
 	CS_COL_INCL, /* inclusive mean (nested targets) */
 	CS_COL_SELF, /* exclusive mean */
+	CS_COL_RAW_MEAN, /* --subtract-overhead: the mean as measured */
 	CS_NCOLS,
 	CS_COL_DERIVED = 0x1000, /* + i: --derive column i, per row */
 };

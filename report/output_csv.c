@@ -93,14 +93,32 @@ static void extras_header(FILE *out, const struct cs_output_opts *o)
 		fputc(',', out);
 		cs_csv_field(out, o->derive[i].name);
 	}
+	if (o->subtract)
+		fputs(",raw_mean,overhead", out);
 }
 
 void cs_csv_extras_blank(FILE *out, const struct cs_output_opts *o)
 {
-	size_t i, n = 1 + (o->binomial ? 2 : 0) + (o->cold ? NCOLD : 0) + o->nderive;
+	size_t i, n = 1 + (o->binomial ? 2 : 0) + (o->cold ? NCOLD : 0) + o->nderive +
+		      (o->subtract ? 2 : 0);
 
 	for (i = 0; i < n; i++)
 		fputc(',', out);
+}
+
+/* --subtract-overhead: the mean as measured and the overhead taken off
+ * per call (empty when nothing was counted or there are no values). */
+static void raw_tail(FILE *out, const struct cs_row *row, size_t ev, int counted)
+{
+	const struct cs_agg *a = counted ? cs_merge_agg(row, ev) : NULL;
+	char buf[64];
+
+	if (!a || a->n == 0) {
+		fputs(",,", out);
+		return;
+	}
+	fprintf(out, ",%s", cs_util_decimal(cs_stats_raw_mean(a), buf, sizeof(buf)));
+	fprintf(out, ",%s", cs_util_decimal(cs_stats_overhead(a), buf, sizeof(buf)));
 }
 
 /* The extra columns of row i for event ev. */
@@ -122,6 +140,8 @@ static void extras(FILE *out, struct cs_view *v, size_t i, size_t ev,
 	for (k = 0; k < o->nderive; k++)
 		fprintf(out, ",%s",
 			cs_view_format_csv(v, i, ev, CS_COL_DERIVED + (int)k, buf, sizeof(buf)));
+	if (o->subtract)
+		raw_tail(out, cs_view_row(v, i), ev, counted);
 }
 
 /* The columns up to status of event ev of row, whose summary is s (NULL:

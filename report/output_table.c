@@ -238,8 +238,13 @@ static size_t table_columns(const struct cs_report *r, const struct cs_output_op
 	for (i = 0; i < nset; i++) {
 		if (set[i] >= 0) {
 			cols[n++] = set[i];
-		} else if (o->nested) {
-			/* --nested: the inclusive and self means after the mean */
+		} else if (o->nested || o->subtract) {
+			/* --subtract-overhead: the mean as measured after the
+			 * corrected one; --nested: the inclusive and self means */
+			if (o->subtract && !o->cold)
+				cols[n++] = CS_COL_RAW_MEAN;
+			if (!o->nested)
+				continue;
 			cols[n++] = CS_COL_INCL;
 			cols[n++] = CS_COL_SELF;
 		}

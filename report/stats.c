@@ -646,6 +646,16 @@ long double cs_stats_mean(const struct cs_agg *a)
 	return mean > per ? mean - per : 0.0L;
 }
 
+long double cs_stats_raw_mean(const struct cs_agg *a)
+{
+	return a->n ? (long double)a->sum / (long double)a->n : 0.0L;
+}
+
+long double cs_stats_overhead(const struct cs_agg *a)
+{
+	return a->n ? (long double)a->shift / (long double)a->n : 0.0L;
+}
+
 static uint64_t sub0(uint64_t v, uint64_t c)
 {
 	return v > c ? v - c : 0;

@@ -48,6 +48,7 @@ static const char *const col_names[CS_NCOLS] = {
 	[CS_COL_WARM_TOTAL] = "warm_total",
 	[CS_COL_INCL] = "incl",
 	[CS_COL_SELF] = "self",
+	[CS_COL_RAW_MEAN] = "raw_mean",
 };
 
 /* One (row, event). */
@@ -635,6 +636,13 @@ int cs_view_value(struct cs_view *v, size_t i, size_t ev, int col, long double *
 		if (v->r->events[ev].kind == CS_EVENT_TSC)
 			return CS_CELL_NONE;
 		return binomial(&st->s, cs_merge_agg(v->rows[i], ev), col == CS_COL_BIN_P, val);
+	}
+	if (col == CS_COL_RAW_MEAN) {
+		a = cs_merge_agg(v->rows[i], ev);
+		if (!a || a->n == 0)
+			return CS_CELL_NONE;
+		*val = cs_stats_raw_mean(a);
+		return CS_CELL_NUM;
 	}
 	if (col == CS_COL_INCL || col == CS_COL_SELF) {
 		a = cs_merge_view(v->r, v->rows[i], ev, col == CS_COL_SELF);

@@ -19,11 +19,18 @@ static const struct fx_event events[] = {
 	{"MEM_LOAD_RETIRED:L1_MISS", CS_EVENT_PERF, CS_EVENT_COUNTED},
 	{"MEM_LOAD_RETIRED:L2_MISS", CS_EVENT_PERF, CS_EVENT_COUNTED},
 	{"MEM_LOAD_RETIRED:L3_MISS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	/* Data TLB walks: about one per page at dtlb(K) (OK); perf's
+	 * generic DTLB event stays 0 there (NOT COUNTING). */
+	{"DTLB_LOAD_MISSES:WALK_COMPLETED", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	{"perf::DTLB-LOAD-MISSES", CS_EVENT_PERF, CS_EVENT_COUNTED},
 };
-#define NEV 9u
+#define NEV 11u
 
 /* Misses per call at cold(64) of L1, L2, L3; main sets them. */
 static uint64_t cold_miss[3];
+/* The hardware counts of the kernel being written (L1, L2, L3 misses,
+ * DTLB walks, generic DTLB misses), 0 but at cold, level and dtlb. */
+static uint64_t hw[5];
 
 /* One kernel's site: calls identical calls, key CS_KEY_NONE or a key. */
 static void kernel(struct fx *f, const char *name, uint32_t mod, uint32_t argn, uint64_t key,
@@ -42,9 +49,11 @@ static void kernel(struct fx *f, const char *name, uint32_t mod, uint32_t argn, 
 				   misp,
 				   0,
 				   0,
-				   cold ? cold_miss[0] : 0,
-				   cold ? cold_miss[1] : 0,
-				   cold ? cold_miss[2] : 0};
+				   cold ? cold_miss[0] : hw[0],
+				   cold ? cold_miss[1] : hw[1],
+				   cold ? cold_miss[2] : hw[2],
+				   hw[3],
+				   hw[4]};
 
 		fx_call(f, s, v);
 	}
@@ -69,7 +78,7 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	m = fx_module(f, "/nonexistent/libcscalib.so", NULL, 0, 0x7f0000000000);
-	fx_thread(f, 7, 0x1df); /* all but perf::BRANCHES (bit 5) opened */
+	fx_thread(f, 7, 0x7df); /* all but perf::BRANCHES (bit 5) opened */
 	/* Bracket: 100 ticks, 10 instructions. */
 	kernel(f, "cs_calib_null", m, 0, CS_KEY_NONE, 100, 0, 10, 0, 0);
 	/* loop(10000): 2N instructions exactly: OK. */
@@ -82,8 +91,35 @@ int main(int argc, char **argv)
 	kernel(f, "cs_calib_cold", m, 0, CS_KEY_NONE, 24000, 0, 200, 0, 0);
 	/* fault(64): 64 page faults (OK); MINOR-FAULTS stays 0. */
 	kernel(f, "cs_calib_fault", m, 0, CS_KEY_NONE, 250000, 64, 5000, 0, 0);
-	/* dtlb: page faults that should be 0 but are all over: NOISY. */
+	/* level(F), F the 4 footprints (L1/2, between L1 and L2, between L2
+	 * and L3, 8x L3): one miss per load at the levels F is past, none at
+	 * the others.  256K: 3500 of 4096 L1 misses (pseudo-LRU keeps some:
+	 * OK), 80 at L2 (conflicts: OK); 4M and 64M: L2 counts twice (the
+	 * prefetches, as at cold: SCALED x2) but with "ordered"; 4M: 150 at
+	 * L3 (OK). */
+	{
+		static const struct {
+			uint64_t bytes, miss[3];
+		} lv[] = {{16384, {0, 0, 0}},
+			  {262144, {3500, 80, 0}},
+			  {4194304, {4096, 4096, 150}},
+			  {67108864, {4100, 4090, 4000}}};
+		unsigned l;
+
+		for (l = 0; l < 4; l++) {
+			hw[0] = lv[l].miss[0];
+			hw[1] = lv[l].miss[1] * (argc == 3 || l < 2 ? 1 : 2);
+			hw[2] = lv[l].miss[2];
+			kernel(f, "cs_calib_level", m, 2, lv[l].bytes, 20000 * (l + 1), 0, 16400,
+			       0, 0);
+		}
+		memset(hw, 0, sizeof(hw));
+	}
+	/* dtlb(4096): page faults that should be 0 but are all over: NOISY;
+	 * 4000 walks (OK), the generic event 0 (NOT COUNTING). */
+	hw[3] = 4000;
 	kernel(f, "cs_calib_dtlb", m, 0, CS_KEY_NONE, 400000, 0, 9000, 0, 1);
+	memset(hw, 0, sizeof(hw));
 	if (fx_write(f, argv[1], 1, 0) != 0) {
 		perror(argv[1]);
 		return 1;

@@ -2,7 +2,8 @@
 # cacheshim calibrate --from on a report file written as a machine with a
 # PMU would (tests/calib/mkcalib): every verdict the development VM cannot
 # produce — OK on hardware counts, SCALED with its factor, NOT COUNTING,
-# NOISY, UNSUPPORTED without a number — in the table and in CSV.
+# NOISY, UNSUPPORTED without a number — in the table and in CSV, for the
+# level(F) and dtlb(K) kernels' cache and TLB events too.
 . "$(dirname "$0")/../preload/run-test.sh"
 
 "$CS_BUILDDIR/tests/calib/mkcalib" "$T/fx.csr" || fail "mkcalib failed"
@@ -53,11 +54,46 @@ v=$(csv_one ok "kernel=check:misses L1D>=L2>=L3 at cold" verdict)
 [ "$v" = OK ] || { show "$T/ok.csv"; fail "order check, ordered: $v"; }
 want_ok=$(csv_one ok "kernel=cold,arg=64,event=L2-misses" verdict)
 [ "$want_ok" = OK ] || fail "ordered L2-misses: $want_ok"
+v=$(csv_one ok "kernel=level,arg=64M,event=L2-misses" verdict)
+[ "$v" = OK ] || { show "$T/ok.csv"; fail "ordered level 64M L2-misses: $v"; }
+
+# Raw preset events whose meaning is known: Intel's retired loads that
+# missed a level count like the formulas (cold(64): about 64).
+want cold 64 MEM_LOAD_RETIRED:L1_MISS 64 64 OK
+want cold 64 MEM_LOAD_RETIRED:L3_MISS 64 62 OK
+want resident 64 MEM_LOAD_RETIRED:L3_MISS 0 0 OK
+
+# level(F), footprints 16K (L1/2), 256K, 4M (between levels), 64M (past
+# the last): 4096 misses (one per load, OK from 50% to 110%) at the
+# levels F is past, 0 (OK up to 205, 5% of the loads) at the others.
+want level 16K L1D-misses 0 0.00 OK
+want level 16K MEM_LOAD_RETIRED:L3_MISS 0 0 OK
+want level 256K L1D-misses 4096 3500.00 OK
+want level 256K MEM_LOAD_RETIRED:L1_MISS 4096 3500 OK
+want level 256K L2-misses 0 80.00 OK
+want level 256K L3-misses 0 0.00 OK
+want level 4M L1D-misses 4096 4096.00 OK
+want level 4M L2-misses 4096 8192.00 "SCALED x2.00"
+want level 4M MEM_LOAD_RETIRED:L2_MISS 4096 8192 "SCALED x2.00"
+want level 4M L3-misses 0 150.00 OK
+want level 64M L1D-misses 4096 4100.00 OK
+want level 64M L3-misses 4096 4000.00 OK
+want level 64M MEM_LOAD_RETIRED:L3_MISS 4096 4000 OK
+# dtlb(4096): about 4096 walks; a DTLB event that stays 0 is NOT COUNTING.
+want dtlb 4K DTLB_LOAD_MISSES:WALK_COMPLETED 4096 4000 OK
+want dtlb 4K perf::DTLB-LOAD-MISSES 4096 0 "NOT COUNTING"
+# No expectation where none is known.
+want dtlb 4K L1D-misses "" 0.00 "NO EXPECTATION"
+want level 4M DTLB_LOAD_MISSES:WALK_COMPLETED "" 0 "NO EXPECTATION"
 
 # The table says the same.
 "$CS_CMD" calibrate --from "$T/fx.csr" >"$T/fx.txt" 2>&1 || fail "table failed"
 grep -Eq '^branch +random +BR_MISP_RETIRED:ALL_BRANCHES +2048 +4096 +4096 +4096 +SCALED x2.00$' \
 	"$T/fx.txt" || { show "$T/fx.txt"; fail "table: no SCALED row"; }
+grep -Eq '^level +4M +L2-misses +4096 +8192.0 +\(mean\) +SCALED x2.00$' "$T/fx.txt" ||
+	{ show "$T/fx.txt"; fail "table: no level SCALED row"; }
+grep -Eq '^dtlb +4K +perf::DTLB-LOAD-MISSES +4096 +0 +0 +0 +NOT COUNTING$' "$T/fx.txt" ||
+	{ show "$T/fx.txt"; fail "table: no dtlb NOT COUNTING row"; }
 grep -Eq '^loop +10000 +perf::BRANCHES +10000 +- +- +- +UNSUPPORTED$' "$T/fx.txt" ||
 	{ show "$T/fx.txt"; fail "table: no UNSUPPORTED row"; }
 "$CS_CMD" calibrate --from "$T/missing.csr" >/dev/null 2>&1 && fail "--from a missing file worked"

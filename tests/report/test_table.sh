@@ -66,11 +66,13 @@ expect_line $LINENO "$T/out" 'overhead: tsc 5, perf::PAGE-FAULTS 0 (median per c
 grep -q 'cacheshim:empty' "$T/out" && fail $LINENO "the calibration target is a row"
 expect_line $LINENO "$T/out" '  memcpy[arg3:64]   prog+0x70  prog        2    21       1   20   20   22   22   22     42'
 
-# --subtract-overhead takes the median of the calibration calls (5) off.
+# --subtract-overhead takes the median of the calibration calls (5) off,
+# the mean as measured (raw_mean) beside the corrected one.
 run_cmd "$CS_CMD" report --subtract-overhead "$T/keyed.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'overhead: tsc 5, perf::PAGE-FAULTS 0 (median per call around an empty function, subtracted below)'
-expect_line $LINENO "$T/out" '  memcpy[arg3:64]   prog+0x70  prog        2    16       1   15   15   17   17   17     32'
+expect_line $LINENO "$T/out" '  function          callsite   module  calls  mean  raw_mean  stddev  min  p50  p90  p99  max  total'
+expect_line $LINENO "$T/out" '  memcpy[arg3:64]   prog+0x70  prog        2    16        21       1   15   15   17   17   17     32'
 
 # A killed process: the warning, the calls that did not return.
 run_cmd "$CS_CMD" report "$T/running.rpt"
