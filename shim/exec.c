@@ -110,51 +110,53 @@ static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
 	return 0;
 }
 
-CS_EXPORT int execl(const char *path, const char *arg, ...)
+enum list_kind { LIST_PATH, LIST_SEARCH, LIST_ENV };
+
+/* The list forms: gather the arguments, then call the vector form. */
+static int exec_list(enum list_kind kind, const char *file, const char *arg, va_list ap)
 {
 	char *argv[CS_MAX_EXECL_ARGS + 1];
-	va_list ap;
-	int err;
+	char **envp = NULL;
+	int err = collect(arg, ap, argv, kind == LIST_ENV ? &envp : NULL);
 
-	va_start(ap, arg);
-	err = collect(arg, ap, argv, NULL);
-	va_end(ap);
 	if (err) {
 		errno = -err;
 		return -1;
 	}
-	return execv(path, argv);
+	if (kind == LIST_ENV)
+		return execve(file, argv, envp);
+	return kind == LIST_SEARCH ? execvp(file, argv) : execv(file, argv);
+}
+
+CS_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = exec_list(LIST_PATH, path, arg, ap);
+	va_end(ap);
+	return ret;
 }
 
 CS_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[CS_MAX_EXECL_ARGS + 1];
 	va_list ap;
-	int err;
+	int ret;
 
 	va_start(ap, arg);
-	err = collect(arg, ap, argv, NULL);
+	ret = exec_list(LIST_SEARCH, file, arg, ap);
 	va_end(ap);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return execvp(file, argv);
+	return ret;
 }
 
 CS_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *argv[CS_MAX_EXECL_ARGS + 1];
-	char **envp;
 	va_list ap;
-	int err;
+	int ret;
 
 	va_start(ap, arg);
-	err = collect(arg, ap, argv, &envp);
+	ret = exec_list(LIST_ENV, path, arg, ap);
 	va_end(ap);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return execve(path, argv, envp);
+	return ret;
 }

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-call hot path: what runs at entry and exit of every wrapped call.
  *
- * Cost budget (TSC ticks at 2 GHz on the development machines; see
- * docs/performance.md): the counter reads themselves are the floor, one
- * PERF_FORMAT_GROUP read() each side (~900 ticks) or lfence;rdtsc (~60).
- * Everything else here must stay well under 10% of that: one TLS load, one
- * open-addressing probe of the thread's site table (usually a hit on the
- * first slot), a few integer updates per event.  No malloc, no locks, no
- * atomics, no libc calls, no syscalls but the counter read (issued inline,
- * so errno is never touched; or rdpmc, see shim/rdpmc.h).  No re-entry guard either: every update is a
- * single unlocked read-modify-write instruction, so a signal handler that
- * calls a target in the middle of this code is measured and counted too.  Built with -mgeneral-regs-only: the
- * trampoline does not save vector or x87 registers around these calls.
+ * Cost budget (see docs/performance.md, measured by `make bench`): the
+ * counter reads themselves are the floor, one PERF_FORMAT_GROUP read()
+ * each side (~1.5 us on the development VMs) or the fenced rdtsc pair
+ * (~33 ns).  Everything else must stay a small fraction of that: one TLS
+ * load, an epoch compare, one open-addressing probe of the thread's site
+ * table (usually a hit on the first slot), a push and a pop on the nesting
+ * stack, a few integer updates per event for the site and one for its
+ * series window.  No malloc, no locks, no atomics, no libc calls, no
+ * syscalls but the counter read (issued inline, so errno is never
+ * touched; or rdpmc, see shim/rdpmc.h).  No re-entry guard either: every
+ * update is a single unlocked read-modify-write instruction, so a signal
+ * handler that calls a target in the middle of this code is measured and
+ * counted too.  Built with -mgeneral-regs-only: the trampoline does not
+ * save vector or x87 registers around these calls.
  *
- * Anything that is not a hit in the site table (first call of a thread,
- * a new call site) returns CS_ENTER_SLOW and is done by thread.c with the
- * full register state saved.
+ * Anything that is not a hit (first call of a thread, a new call site, a
+ * nested or series block to make, series windows to merge) returns a
+ * SLOW code and is done by thread.c with the full register state saved.
  */
 #include <stdint.h>
 #include <sys/syscall.h>

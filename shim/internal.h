@@ -292,8 +292,6 @@ void cs_output_unseal(void);
 void cs_output_close(void);
 /* Drops the mapping and fd (a forked child's inherited ones). */
 void cs_output_forget(void);
-/* Path of the report file being written. */
-const char *cs_output_path(void);
 
 /* ---- thread.c ---- */
 struct cs_thread;

@@ -181,8 +181,3 @@ void cs_output_forget(void)
 	out_fd = -1;
 	cs_g.hdr = NULL;
 }
-
-const char *cs_output_path(void)
-{
-	return out_path;
-}
