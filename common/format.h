@@ -95,6 +95,7 @@ enum cs_block_type {
 	CS_BLOCK_THREAD = 4, /* struct cs_thread_block */
 	CS_BLOCK_NESTED = 5, /* struct cs_nested_block */
 	CS_BLOCK_SERIES = 6, /* struct cs_series_block */
+	CS_BLOCK_REFUSAL = 7, /* struct cs_refusal_block */
 };
 
 struct cs_block {
@@ -117,6 +118,13 @@ struct cs_module_block {
 
 /* cs_target_block.how */
 #define CS_HOOK_GOT 0x1u /* GOT slots (PLT and GLOB_DAT) point to the wrapper */
+#define CS_HOOK_ENTRY 0x2u /* its first instructions jump to the wrapper */
+/* Entry patching was refused (a CS_BLOCK_REFUSAL block says why); with
+ * CS_HOOK_GOT also set, its GOT slots catch what they can instead. */
+#define CS_HOOK_REFUSED 0x4u
+/* Found by a symbol that is not in .dynsym (.symtab, a debug file) or by
+ * an address target module+0xOFFSET. */
+#define CS_HOOK_HIDDEN 0x8u
 /* Not a user target: an empty function the shim calls through the wrapper
  * at start, so the report can subtract the bracket's own cost per event. */
 #define CS_HOOK_CALIBRATION 0x100u
@@ -132,6 +140,16 @@ struct cs_target_block {
 	uint32_t got_slots; /* GOT slots patched */
 	uint32_t reserved;
 	char name[CS_TARGET_NAME_MAX];
+};
+
+/* Why entry patching of a target was refused (or deferred), one per
+ * target.  why is plain text, NUL-terminated. */
+struct cs_refusal_block {
+	struct cs_block hdr;
+	uint32_t target; /* cs_target_block.id */
+	uint32_t reserved;
+	uint64_t offset; /* offset in the function the reason is about, 0 if none */
+	char why[112];
 };
 
 /* A thread that made at least one measured call. */

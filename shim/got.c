@@ -175,6 +175,7 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	}
 	t = &cs_g.targets[cs_g.ntargets];
 	t->addr = addr;
+	t->call = addr;
 	t->id = cs_g.ntargets + 1;
 	t->argn = argn;
 	t->stub = cs_stub_addr(cs_g.ntargets);

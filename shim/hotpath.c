@@ -264,7 +264,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site;
 
-	f->target_addr = tg->addr;
+	f->target_addr = tg->call;
 	/* The shim's own slow-path code (libc, libpfm4) called a target. */
 	if (cs_tls_guard)
 		return CS_ENTER_PASS;

@@ -46,6 +46,7 @@ struct cs_settings {
 	uint64_t session; /* CACHESHIM_SESSION, set by `cacheshim run` */
 	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, 0 = from the capacity */
+	unsigned hook; /* CACHESHIM_HOOK: CS_HOOK_GOT and/or CS_HOOK_ENTRY */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 };
 
@@ -229,6 +230,8 @@ extern uint64_t cs_xsave_mask; /* XCR0 components saved; 0 = use FXSAVE */
 
 struct cs_target {
 	uint64_t addr; /* the real function */
+	uint64_t call; /* what the trampoline calls: addr, or the thunk of
+			* relocated entry instructions when entry-patched */
 	uint32_t id; /* file id (index + 1) */
 	uint32_t argn;
 	int unloaded; /* its module was unloaded: never matched again */
@@ -253,6 +256,114 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how);
 /* Patches the GOT slots of every loaded module that are not patched yet.
  * Returns the number of slots patched. */
 int cs_got_patch_all(void);
+
+/* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----
+ * Reads the module's ELF file (mapped read-only, never through the loaded
+ * image's section headers, which are not loaded): .dynsym, .symtab, and the
+ * .symtab of a separate debug file found by build-id
+ * (/usr/lib/debug/.build-id/xx/rest.debug) or .gnu_debuglink (the module's
+ * directory, its .debug/ subdirectory, /usr/lib/debug/<dir>/).  Also the
+ * function starts listed in the loaded image's .eh_frame_hdr. */
+enum cs_sym_source {
+	CS_SYM_DYNSYM = 1,
+	CS_SYM_SYMTAB = 2, /* the module's own .symtab */
+	CS_SYM_DEBUG = 3, /* .symtab of its separate debug file */
+	CS_SYM_ADDRESS = 4, /* an address target module+0xOFFSET */
+};
+
+struct cs_elf_func {
+	uint64_t addr; /* run-time address (load bias added) */
+	uint64_t size; /* st_size, 0 if unknown */
+	const char *name; /* valid until cs_elf_close */
+	int local; /* STB_LOCAL: several functions may share the name */
+	int source; /* enum cs_sym_source */
+};
+
+struct cs_elf_module;
+/* Opens the ELF file of a loaded module (path "" = the main program,
+ * /proc/self/exe) whose load bias is base and program headers phdr/phnum
+ * (from dl_iterate_phdr).  Returns 0 and *out, or -errno. */
+int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		struct cs_elf_module **out);
+void cs_elf_close(struct cs_elf_module *m);
+/* Calls fn once per defined function symbol (STT_FUNC, STT_GNU_IFUNC
+ * excluded: an IFUNC's symbol is its resolver), each address once per name
+ * (a .dynsym and a .symtab entry of one function are one).  Stops early when
+ * fn returns nonzero, and returns that value; else 0. */
+int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
+		     void *arg);
+/* The run-time function starts listed in .eh_frame_hdr, sorted ascending.
+ * Returns their number (0: no usable table) and *starts (owned by m). */
+size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts);
+/* True if addr is a function start listed in .eh_frame_hdr. */
+int cs_elf_is_fde_start(struct cs_elf_module *m, uint64_t addr);
+/* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs);
+ * returns their number (at most max). */
+unsigned cs_elf_exec_ranges(struct cs_elf_module *m, uint64_t *lo, uint64_t *hi, unsigned max);
+/* The module's NT_GNU_BUILD_ID; returns its length (0: none). */
+unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id);
+/* Length of the name a compiler clone was made from: "foo.constprop.0",
+ * "foo.isra.0", "foo.part.0", "foo.cold", "foo.lto_priv.0" -> 3; any
+ * other name -> strlen(name). */
+size_t cs_elf_clone_base_len(const char *name);
+
+/* ---- relocate.c: can a function's entry be patched, and its displaced
+ * instructions moved (Zydis decodes and re-encodes) ---- */
+#define CS_PATCH_JMP_SIZE 5u /* jmp rel32 written at the patch point */
+#define CS_THUNK_MAX 160u /* bytes of relocated code + the jump back */
+
+struct cs_reloc_plan {
+	uint64_t func; /* function start */
+	uint64_t patch; /* patch point: func, or func + 4 after an endbr64 */
+	unsigned window; /* bytes replaced at patch (>= CS_PATCH_JMP_SIZE) */
+	unsigned ninsn; /* whole instructions in the window */
+	uint8_t orig[32]; /* the original bytes at patch, window of them */
+};
+
+/* Decides whether the entry of the function [func, func_end) can be
+ * patched.  code points at the function's bytes (readable up to
+ * limit_end >= func_end; bytes in [func_end, limit_end) are only used when
+ * they are padding: int3 or nop forms, which a short function's window may
+ * cover).  Checks: the window holds whole instructions, none of them
+ * loop/jrcxz/xbegin or anything the encoder cannot move; no direct branch of
+ * the function lands strictly inside the window; every indirect jump of the
+ * function is a jump table whose entries are bounded and none lands inside
+ * the window.  Returns 0 and fills *plan, or -1 with *why set to a static
+ * reason and *why_off to the function offset it concerns. */
+int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_t limit_end,
+		  struct cs_reloc_plan *plan, const char **why, uint64_t *why_off);
+/* Writes the relocated window followed by a jump back to patch + window,
+ * as code that will run at address thunk: rip-relative operands, jcc, jmp
+ * and call re-targeted (a call is emulated by pushing its original return
+ * address, so backtraces and unwinding see the original code).  Returns
+ * the bytes written, or -1 with *why set (a target out of rel32 reach). */
+int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out, size_t cap,
+		  const char **why);
+
+/* ---- branchscan.c: direct branch targets of a whole module ---- */
+struct cs_branch_set {
+	uint64_t *addr; /* run-time addresses, sorted, unique */
+	size_t n;
+};
+/* Decodes every executable range of m (from each function start, so data
+ * between functions cannot hide a branch) and collects the targets of
+ * direct jmp/jcc/call/loop and of rip-relative lea into code.  Cached per
+ * build-id (in memory, and under $XDG_CACHE_HOME/cacheshim/ unless
+ * CACHESHIM_CACHE=0).  Returns 0 or -errno. */
+int cs_branches_scan(struct cs_elf_module *m, struct cs_branch_set *out);
+/* True if some branch target lies in (lo, hi): strictly inside. */
+int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
+void cs_branches_free(struct cs_branch_set *s);
+
+/* ---- entry.c: entry patching of every loaded module ---- */
+/* Finds the functions matching the targets in every module not handled
+ * yet, patches the entries that are safe (CACHESHIM_HOOK=entry|both) and
+ * records the refused ones.  Called before cs_got_patch_all.  Returns the
+ * number of functions patched. */
+int cs_entry_patch_all(void);
+/* True if a function at addr is entry-patched: its GOT slots stay as they
+ * are (the entry catches those calls). */
+int cs_entry_is_patched(uint64_t addr);
 
 /* ---- calibrate.c ---- */
 /* Measures the wrapper's own cost: calls an empty function through a stub
