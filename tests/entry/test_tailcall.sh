@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Tail calls between entry-patched functions must not grow the stack
+# without bound (issue 8, point 5): aw_tailrec(N) jumps to its own patched
+# entry N times.  Without the shim it runs in a few bytes of stack; under
+# the shim each of the N + 1 entries is counted and the program still ends
+# normally with the default 8 MiB stack (a frame kept per entry would need
+# N times its size).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
+
+PROG=$E/prog_awkward
+N=1000000
+
+# Premise: no stack growth of its own (runs with a 64 KiB stack limit).
+status=0
+(ulimit -s 64 && exec "$PROG" --tailrec $N) >"$T/plain.out" 2>"$T/plain.err" || status=$?
+[ "$status" -eq 0 ] || fail "aw_tailrec($N) fails with a 64 KiB stack, even without the shim"
+grep -qx 'aw_tailrec 0' "$T/plain.out" || fail "aw_tailrec($N) returns '$(cat "$T/plain.out")'"
+
+hook_run shim entry tsc aw_tailrec "$PROG" --tailrec $N
+[ "$status" -eq 0 ] || {
+	show "$T/shim.err"
+	fail "aw_tailrec($N) jumping to its patched entry exits $status (stack overflow?)"
+}
+same_output plain shim
+report_csv shim --by function
+got=$(calls_of shim aw_tailrec)
+[ "$got" = $((N + 1)) ] || fail "aw_tailrec: $got calls, want $((N + 1))"
+echo "aw_tailrec: $((N + 1)) entries counted, stack bounded"
