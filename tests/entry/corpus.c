@@ -5,17 +5,22 @@
  * -DCORPUS_LIB: corpus_run is then called by corpus_main.c), with and
  * without -fcf-protection and -fpatchable-function-entry.
  *
- * Usage: corpus K [PAGES]   calls every cp_* function a known number of
- * times, prints results (compared with an unprofiled run) and one
- * "calls NAME N" line per function: the exact number of calls made.
+ * Usage: corpus K [PAGES [--check]]   calls every cp_* function a known
+ * number of times, prints results (compared with an unprofiled run) and
+ * one "calls NAME N" line per function: the exact number of calls made.
+ * With --check it fails unless every cp_touch call made exactly PAGES page
+ * faults (getrusage), the premise of the PAGE-FAULTS check.
  *
  * Each cp_* function bumps its own volatile counter, so no compiler may
  * drop or merge a call (the count printed is the count of calls made).
  * noinline keeps them out of line; noclone is left off cp_scale and
  * cp_isra so that gcc makes its .constprop/.isra clones at -O2 (the test
  * looks for them with nm before it relies on them). */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -217,6 +222,14 @@ KEEP static long cp_viaptr(long x)
 }
 static long (*volatile viaptr)(long) = cp_viaptr;
 
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
 #ifdef CORPUS_LIB
 __attribute__((visibility("default")))
 #endif
@@ -224,16 +237,16 @@ int corpus_run(int argc, char **argv)
 {
 	static const unsigned char text[] = "the quick brown fox";
 	struct big b = {1, 2, 3, 4, 5, 6};
-	long k, pages = 2, i, sum = 0;
+	long k, pages = 2, i, sum = 0, bad = 0, f;
 	double dsum = 0;
-	int c;
+	int c, check = argc == 4 && !strcmp(argv[3], "--check");
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: %s K [PAGES]\n", argv[0]);
+	if (argc < 2 || argc > 4 || (argc == 4 && !check)) {
+		fprintf(stderr, "usage: %s K [PAGES [--check]]\n", argv[0]);
 		return 2;
 	}
 	k = atol(argv[1]);
-	if (argc == 3)
+	if (argc >= 3)
 		pages = atol(argv[2]);
 	page_size = sysconf(_SC_PAGESIZE);
 	/* Warm-up: the first mmap/munmap fault in text pages of their own. */
@@ -249,7 +262,10 @@ int corpus_run(int argc, char **argv)
 		sum += cp_rec(20);
 		sum += cp_va(3, (int)i, 5, 6);
 		dsum += cp_vad(2, 0.5 * (double)i, 0.25);
+		f = minflt();
 		sum += cp_touch(pages);
+		if (minflt() - f != pages)
+			bad++;
 		sum += cp_switch((int)i);
 		sum += cp_loop(text, (int)(i % 19));
 		sum += cp_tail_a(i);
@@ -262,6 +278,10 @@ int corpus_run(int argc, char **argv)
 	printf("sum %ld dsum %.6f\n", sum, dsum);
 	for (c = 0; c < C_N; c++)
 		printf("calls %s %ld\n", names[c], counts[c]);
+	if (check && bad) {
+		printf("%ld of %ld cp_touch calls did not fault exactly %ld pages\n", bad, k, pages);
+		return 1;
+	}
 	return 0;
 }
 

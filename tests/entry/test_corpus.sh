@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The C corpus (corpus.c): static functions called directly, compiled now
+# by gcc and clang at -O0..-O3 and -Os, as PIE, non-PIE and a -fPIC shared
+# library, plain, with -fcf-protection=full and with
+# -fpatchable-function-entry=5,0 and =16,8.  Not the whole cross product
+# (it would take minutes): per compiler each -O level once, with link modes
+# and flag sets rotating so each compiler sees every mode and flag set, and
+# at -O2 every (mode, flag set) pair once, alternating compilers.
+#
+# For each build, under CACHESHIM_HOOK=entry: the same stdout and status as
+# unprofiled; every cp_* function (compiler clones included) caught at its
+# entry and counted exactly, except those whose entry objdump shows to be
+# unsafe (expected_refusals in lib.sh), which must be refused; cp_touch's
+# perf::PAGE-FAULTS exact per call.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
+
+SRC=$CS_SRCDIR/tests/entry
+K=40
+PAGES=3
+compilers="gcc"
+command -v clang >/dev/null && compilers="gcc clang" || echo "note: no clang, gcc only"
+OPTS=(-O0 -O1 -O2 -O3 -Os)
+MODES=(pie nopie shared)
+FLAGS=("" "-fcf-protection=full" "-fpatchable-function-entry=5,0"
+	"-fpatchable-function-entry=16,8")
+
+builds=()
+ci=0
+for cc in $compilers; do
+	for oi in 0 1 2 3 4; do
+		builds+=("$cc ${OPTS[oi]} ${MODES[(oi + ci) % 3]} $(((oi + ci) % 4))")
+	done
+	ci=$((ci + 1))
+done
+for mi in 0 1 2; do
+	for fi in 0 1 2 3; do
+		set -- $compilers
+		[ $# -eq 2 ] && [ $(((mi + fi) % 2)) -eq 1 ] && cc=$2 || cc=$1
+		b="$cc -O2 ${MODES[mi]} $fi"
+		case " ${builds[*]/%/;} " in *" $b;"*) continue ;; esac # made already
+		builds+=("$b")
+	done
+done
+
+# build DIR CC OPT MODE FLAGS: compiles the corpus into DIR/corpus (and
+# DIR/libcorpus.so for MODE shared); prints the module holding cp_*.
+build()
+{
+	local d=$1 cc=$2 opt=$3 mode=$4 flags=$5
+
+	mkdir -p "$d"
+	case $mode in
+	pie) $cc $opt $flags -w -fPIE -pie -o "$d/corpus" "$SRC/corpus.c" ;;
+	nopie) $cc $opt $flags -w -fno-pie -no-pie -o "$d/corpus" "$SRC/corpus.c" ;;
+	shared)
+		$cc $opt $flags -w -fPIC -shared -DCORPUS_LIB -o "$d/libcorpus.so" \
+			"$SRC/corpus.c" &&
+			$cc $opt $flags -w -fPIE -pie -o "$d/corpus" "$SRC/corpus_main.c" \
+				-L"$d" -lcorpus -Wl,-rpath,"$d"
+		;;
+	esac >"$d/cc.log" 2>&1 || { show "$d/cc.log"; fail "$cc $opt $mode $flags: build fails"; }
+	[ $mode = shared ] && echo "$d/libcorpus.so" || echo "$d/corpus"
+}
+
+n=0
+clone_checked=
+for b in "${builds[@]}"; do
+	read -r cc opt mode fi <<<"$b"
+	flags=${FLAGS[fi]}
+	n=$((n + 1))
+	what="$cc $opt $mode ${flags:-plain}"
+	d=$T/b$n
+	mod=$(build "$d" "$cc" "$opt" "$mode" "$flags")
+
+	# Premises, without the shim: the program works and each cp_touch call
+	# faults exactly PAGES pages; recursion is still a call at machine level.
+	plain_run plain$n "$d/corpus" $K $PAGES --check
+	[ "$status" -eq 0 ] || { show "$T/plain$n.out"; fail "$what: fails without the shim"; }
+	objdump -d "$mod" | awk '/^[0-9a-f]+ <cp_rec>:/ { f = 1; next } /^$/ { f = 0 }
+		f && /call.*<cp_rec>/ { found = 1 } END { exit !found }' ||
+		fail "$what: cp_rec does not call itself"
+	grep '^calls ' "$T/plain$n.out" >"$T/counts$n"
+	nm --defined-only "$mod" | awk '$2 ~ /^[tT]$/ && $3 ~ /^cp_/ { print $3 }' |
+		sort >"$T/syms$n"
+	clones=$(grep -E '\.(constprop|isra|part)\.' "$T/syms$n" | tr '\n' ' ' || true)
+	expected_refusals "$mod" cp_ >"$T/unsafe$n"
+
+	hook_run shim$n entry perf::PAGE-FAULTS,tsc 'cp_*' "$d/corpus" $K $PAGES
+	[ "$status" -eq 0 ] || { show "$T/shim$n.out"; show "$T/shim$n.err"; fail "$what: exits $status under the shim"; }
+	same_output plain$n shim$n
+	report_csv shim$n --by function
+	targets_csv shim$n
+
+	# Every cp_* symbol: caught at its entry, or refused if objdump says so.
+	while read -r fn; do
+		how=$(target_how shim$n "$fn")
+		if grep -q "^$fn " "$T/unsafe$n"; then
+			case $how in refused | fallback) ;; *)
+				fail "$what: $fn is '$how', but objdump sees an unsafe entry: $(grep "^$fn " "$T/unsafe$n")" ;;
+			esac
+		else
+			[ "$how" = entry ] || {
+				show "$T/shim$n.tgt"
+				fail "$what: $fn is '$how', want entry ($(target_reason shim$n "$fn"))"
+			}
+		fi
+	done <"$T/syms$n"
+
+	# Exact counts, a function and its clones added up (unless one of them
+	# was rightly refused).
+	while read -r _ fn want; do
+		grep -q "^$fn[ .]" "$T/unsafe$n" && continue
+		got=$(calls_of shim$n "$fn")
+		[ "$got" = "$want" ] || { show "$T/shim$n.csv"; fail "$what: $fn: $got calls, want $want"; }
+	done <"$T/counts$n"
+
+	if ! grep -q '^cp_touch ' "$T/unsafe$n"; then
+		row=$(csv_one shim$n "function=cp_touch,event=perf::PAGE-FAULTS" calls,min,max)
+		IFS=$'\t' read -r calls min max <<<"$row"
+		[ "$calls" = $K ] && num_eq "$min" $PAGES && num_eq "$max" $PAGES ||
+			fail "$what: cp_touch page faults: calls $calls min $min max $max, want $K x $PAGES"
+	fi
+
+	# Once, where gcc made a clone: the plain name as the only target
+	# catches it, and the report names the clone.
+	case "$clones" in *cp_scale.constprop.*)
+		if [ -z "$clone_checked" ]; then
+			clone=$(grep '^cp_scale\.constprop\.' "$T/syms$n" | head -n 1)
+			hook_run clone$n entry tsc cp_scale "$d/corpus" $K $PAGES
+			[ "$status" -eq 0 ] || fail "$what: exits $status with target cp_scale"
+			report_csv clone$n --by function
+			row=$(csv_one clone$n "function=$clone,event=tsc" calls)
+			[ "$row" = $K ] || fail "$what: target cp_scale: $clone has $row calls, want $K"
+			clone_checked=1
+		fi
+		;;
+	esac
+	nunsafe=$(wc -l <"$T/unsafe$n")
+	echo "$what: $(wc -l <"$T/syms$n") functions (clones: ${clones:-none}), $nunsafe refused as expected"
+done
+[ -n "$clone_checked" ] || echo "note: no build made cp_scale.constprop.*: clone naming not checked"
