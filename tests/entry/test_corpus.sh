@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The C corpus (corpus.c): static functions called directly, compiled now
 # by gcc and clang at -O0..-O3 and -Os, as PIE, non-PIE and a -fPIC shared
-# library, plain, with -fcf-protection=full and with
+# library (linked, or loaded by dlopen: patched before dlopen returns), plain, with -fcf-protection=full and with
 # -fpatchable-function-entry=5,0 and =16,8.  Not the whole cross product
 # (it would take minutes): per compiler each -O level once, with link modes
 # and flag sets rotating so each compiler sees every mode and flag set, and
@@ -23,7 +23,7 @@ PAGES=3
 compilers="gcc"
 command -v clang >/dev/null && compilers="gcc clang" || echo "note: no clang, gcc only"
 OPTS=(-O0 -O1 -O2 -O3 -Os)
-MODES=(pie nopie shared)
+MODES=(pie nopie shared dlopen)
 FLAGS=("" "-fcf-protection=full" "-fpatchable-function-entry=5,0"
 	"-fpatchable-function-entry=16,8")
 
@@ -31,11 +31,11 @@ builds=()
 ci=0
 for cc in $compilers; do
 	for oi in 0 1 2 3 4; do
-		builds+=("$cc ${OPTS[oi]} ${MODES[(oi + ci) % 3]} $(((oi + ci) % 4))")
+		builds+=("$cc ${OPTS[oi]} ${MODES[(oi + ci) % 4]} $(((oi + ci + ci) % 4))")
 	done
 	ci=$((ci + 1))
 done
-for mi in 0 1 2; do
+for mi in 0 1 2 3; do
 	for fi in 0 1 2 3; do
 		set -- $compilers
 		[ $# -eq 2 ] && [ $(((mi + fi) % 2)) -eq 1 ] && cc=$2 || cc=$1
@@ -46,7 +46,8 @@ for mi in 0 1 2; do
 done
 
 # build DIR CC OPT MODE FLAGS: compiles the corpus into DIR/corpus (and
-# DIR/libcorpus.so for MODE shared); prints the module holding cp_*.
+# DIR/libcorpus.so for MODE shared and dlopen); prints the module holding
+# cp_*.
 build()
 {
 	local d=$1 cc=$2 opt=$3 mode=$4 flags=$5
@@ -61,8 +62,14 @@ build()
 			$cc $opt $flags -w -fPIE -pie -o "$d/corpus" "$SRC/corpus_main.c" \
 				-L"$d" -lcorpus -Wl,-rpath,"$d"
 		;;
+	dlopen)
+		$cc $opt $flags -w -fPIC -shared -DCORPUS_LIB -o "$d/libcorpus.so" \
+			"$SRC/corpus.c" &&
+			$cc $opt $flags -w -fPIE -pie -DCORPUS_DLOPEN -o "$d/corpus" \
+				"$SRC/corpus_main.c" -ldl -Wl,-rpath,"$d"
+		;;
 	esac >"$d/cc.log" 2>&1 || { show "$d/cc.log"; fail "$cc $opt $mode $flags: build fails"; }
-	[ $mode = shared ] && echo "$d/libcorpus.so" || echo "$d/corpus"
+	[ -f "$d/libcorpus.so" ] && echo "$d/libcorpus.so" || echo "$d/corpus"
 }
 
 n=0
