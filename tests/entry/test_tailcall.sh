@@ -3,9 +3,11 @@
 # Tail calls between entry-patched functions must not grow the stack
 # without bound (issue 8, point 5): aw_tailrec(N) jumps to its own patched
 # entry N times.  Without the shim it runs in a few bytes of stack; under
-# the shim each of the N + 1 entries is counted and the program still ends
-# normally with the default 8 MiB stack (a frame kept per entry would need
-# N times its size).
+# the shim each of the N + 1 entries enters the wrapper and the program
+# still ends normally with the default 8 MiB stack (a frame kept per entry
+# would need N times its size).  By design (docs/design.md) tail calls
+# beyond the 16th in a row run inside the outer call's measurement and
+# count as dropped: entered = calls + dropped = N + 1.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
@@ -26,6 +28,10 @@ hook_run shim entry tsc aw_tailrec "$PROG" --tailrec $N
 }
 same_output plain shim
 report_csv shim --by function
-got=$(calls_of shim aw_tailrec)
-[ "$got" = $((N + 1)) ] || fail "aw_tailrec: $got calls, want $((N + 1))"
-echo "aw_tailrec: $((N + 1)) entries counted, stack bounded"
+row=$(csv_one shim "function=aw_tailrec,event=tsc" calls,entered,dropped)
+IFS=$'\t' read -r calls entered dropped <<<"$row"
+[ "$entered" = $((N + 1)) ] && [ $((calls + dropped)) -eq $((N + 1)) ] && [ "$calls" -ge 1 ] || {
+	show "$T/shim.csv"
+	fail "aw_tailrec: calls $calls, dropped $dropped, entered $entered; want entered = calls + dropped = $((N + 1))"
+}
+echo "aw_tailrec: $((N + 1)) entries ($calls measured, $dropped inside the outer call), stack bounded"
