@@ -155,3 +155,15 @@ expected_refusals()
 		}
 	}'
 }
+
+# indirect_jumpers BINARY PREFIX: the functions named PREFIX* in BINARY
+# holding an indirect jmp through a register (a jump table, typically),
+# one name per line.
+indirect_jumpers()
+{
+	objdump -d -w --no-show-raw-insn "$1" | awk -v p="$2" '
+		/^[0-9a-f]+ <.*>:$/ {
+			f = $2; gsub(/[<>:]/, "", f); next
+		}
+		index(f, p) == 1 && /\t(notrack |bnd )?jmp +\*%r/ { print f }' | sort -u
+}

@@ -12,7 +12,10 @@
 # unprofiled; every cp_* function (compiler clones included) caught at its
 # entry and counted exactly, except those whose entry objdump shows to be
 # unsafe (expected_refusals in lib.sh), which must be refused; cp_touch's
-# perf::PAGE-FAULTS exact per call.
+# perf::PAGE-FAULTS exact per call.  One tolerance: at -O0 a jump table's
+# bound may be spilled to the stack (clang) or computed in a form the
+# relocator does not follow, so refusing a function with an indirect jump
+# (cp_switch) is accepted there, and said.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
@@ -65,11 +68,20 @@ build()
 	dlopen)
 		$cc $opt $flags -w -fPIC -shared -DCORPUS_LIB -o "$d/libcorpus.so" \
 			"$SRC/corpus.c" &&
-			$cc $opt $flags -w -fPIE -pie -DCORPUS_DLOPEN -o "$d/corpus" \
-				"$SRC/corpus_main.c" -ldl -Wl,-rpath,"$d"
+			$cc $opt $flags -w -fPIE -pie -D_GNU_SOURCE -DCORPUS_DLOPEN -o "$d/corpus" \
+				"$SRC/corpus_main.c" -ldl
 		;;
 	esac >"$d/cc.log" 2>&1 || { show "$d/cc.log"; fail "$cc $opt $mode $flags: build fails"; }
 	[ -f "$d/libcorpus.so" ] && echo "$d/libcorpus.so" || echo "$d/corpus"
+}
+
+# Failures of the shim are collected build by build (all of them are worth
+# seeing at once); a broken premise still ends the test at once.
+nfail=0
+bad()
+{
+	echo "FAIL: $*" >&2
+	nfail=$((nfail + 1))
 }
 
 n=0
@@ -94,10 +106,16 @@ for b in "${builds[@]}"; do
 		sort >"$T/syms$n"
 	clones=$(grep -E '\.(constprop|isra|part)\.' "$T/syms$n" | tr '\n' ' ' || true)
 	expected_refusals "$mod" cp_ >"$T/unsafe$n"
+	indirect_jumpers "$mod" cp_ >"$T/indirect$n"
 
 	hook_run shim$n entry perf::PAGE-FAULTS,tsc 'cp_*' "$d/corpus" $K $PAGES
-	[ "$status" -eq 0 ] || { show "$T/shim$n.out"; show "$T/shim$n.err"; fail "$what: exits $status under the shim"; }
-	same_output plain$n shim$n
+	if [ "$status" -ne 0 ]; then
+		show "$T/shim$n.out"
+		show "$T/shim$n.err"
+		bad "$what: exits $status under the shim"
+		continue
+	fi
+	cmp -s "$T/plain$n.out" "$T/shim$n.out" || bad "$what: stdout differs under the shim"
 	report_csv shim$n --by function
 	targets_csv shim$n
 
@@ -106,29 +124,34 @@ for b in "${builds[@]}"; do
 		how=$(target_how shim$n "$fn")
 		if grep -q "^$fn " "$T/unsafe$n"; then
 			case $how in refused | fallback) ;; *)
-				fail "$what: $fn is '$how', but objdump sees an unsafe entry: $(grep "^$fn " "$T/unsafe$n")" ;;
+				bad "$what: $fn is '$how', but objdump sees an unsafe entry: $(grep "^$fn " "$T/unsafe$n")" ;;
 			esac
+		elif [ "$how" != entry ] && [ $opt = -O0 ] && grep -qx "$fn" "$T/indirect$n"; then
+			echo "  note: $what: $fn (jump table) refused: $(target_reason shim$n "$fn")"
 		else
-			[ "$how" = entry ] || {
-				show "$T/shim$n.tgt"
-				fail "$what: $fn is '$how', want entry ($(target_reason shim$n "$fn"))"
-			}
+			[ "$how" = entry ] ||
+				bad "$what: $fn is '$how', want entry ($(target_reason shim$n "$fn"))"
 		fi
 	done <"$T/syms$n"
 
 	# Exact counts, a function and its clones added up (unless one of them
-	# was rightly refused).
+	# was refused: then its calls are not seen at all).
 	while read -r _ fn want; do
 		grep -q "^$fn[ .]" "$T/unsafe$n" && continue
 		got=$(calls_of shim$n "$fn")
-		[ "$got" = "$want" ] || { show "$T/shim$n.csv"; fail "$what: $fn: $got calls, want $want"; }
+		if [ "$got" != "$want" ]; then
+			case $(target_how shim$n "$fn") in
+			entry) bad "$what: $fn: $got calls, want $want" ;;
+			*) echo "  ($what: $fn not caught at its entry, $got calls: see above)" ;;
+			esac
+		fi
 	done <"$T/counts$n"
 
 	if ! grep -q '^cp_touch ' "$T/unsafe$n"; then
-		row=$(csv_one shim$n "function=cp_touch,event=perf::PAGE-FAULTS" calls,min,max)
+		row=$(csv_select "$T/shim$n.csv" "function=cp_touch,event=perf::PAGE-FAULTS" calls,min,max)
 		IFS=$'\t' read -r calls min max <<<"$row"
 		[ "$calls" = $K ] && num_eq "$min" $PAGES && num_eq "$max" $PAGES ||
-			fail "$what: cp_touch page faults: calls $calls min $min max $max, want $K x $PAGES"
+			bad "$what: cp_touch page faults: calls '$calls' min '$min' max '$max', want $K x $PAGES"
 	fi
 
 	# Once, where gcc made a clone: the plain name as the only target
@@ -137,10 +160,10 @@ for b in "${builds[@]}"; do
 		if [ -z "$clone_checked" ]; then
 			clone=$(grep '^cp_scale\.constprop\.' "$T/syms$n" | head -n 1)
 			hook_run clone$n entry tsc cp_scale "$d/corpus" $K $PAGES
-			[ "$status" -eq 0 ] || fail "$what: exits $status with target cp_scale"
+			[ "$status" -eq 0 ] || bad "$what: exits $status with target cp_scale"
 			report_csv clone$n --by function
-			row=$(csv_one clone$n "function=$clone,event=tsc" calls)
-			[ "$row" = $K ] || fail "$what: target cp_scale: $clone has $row calls, want $K"
+			row=$(csv_select "$T/clone$n.csv" "function=$clone,event=tsc" calls)
+			[ "$row" = $K ] || bad "$what: target cp_scale: $clone has '$row' calls, want $K"
 			clone_checked=1
 		fi
 		;;
@@ -149,3 +172,4 @@ for b in "${builds[@]}"; do
 	echo "$what: $(wc -l <"$T/syms$n") functions (clones: ${clones:-none}), $nunsafe refused as expected"
 done
 [ -n "$clone_checked" ] || echo "note: no build made cp_scale.constprop.*: clone naming not checked"
+[ $nfail -eq 0 ] || fail "$nfail failures in ${#builds[@]} builds (above)"

@@ -31,8 +31,13 @@ objdump -d --no-show-raw-insn "$LIB" >"$T/libruby.dis"
 direct=$(awk '/^ *[0-9a-f]+:\tcall +[0-9a-f]+ <rb_big_pow(@@Base)?>$/ {
 	sub(/:.*/, ""); print $1; exit }' "$T/libruby.dis")
 [ -n "$direct" ] || fail "no direct call of rb_big_pow in $LIB: pick another function with a direct call"
+start=$(nm -D --defined-only "$LIB" | awk '$3 == "rb_big_pow" { print $1 }')
+[ -n "$start" ] || fail "no rb_big_pow in $LIB"
+# The report names a call site module+0xOFFSET, or function+0xOFFSET when
+# a symbol covers it (here rb_big_pow itself).
 site=$(printf '%s+0x%x' "$MOD" $((16#$direct + 5)))
-echo "direct call of rb_big_pow at $MOD+0x$direct"
+site_sym=$(printf 'rb_big_pow+0x%x' $((16#$direct + 5 - 16#$start)))
+echo "direct call of rb_big_pow at $MOD+0x$direct ($site_sym)"
 
 cat >"$T/work.rb" <<'RB'
 h = {}
@@ -69,7 +74,10 @@ for m in $M1 $M2; do
 			calls[$fn,$r]=$(calls_of $r $fn)
 		done
 		# The direct site's own row (entry patching only).
-		calls[site,$r]=$(csv_select "$T/$r.csv" "function=rb_big_pow,event=tsc,callsite=$site" calls)
+		calls[site,$r]=$({
+			csv_select "$T/$r.csv" "function=rb_big_pow,event=tsc,callsite=$site" calls
+			csv_select "$T/$r.csv" "function=rb_big_pow,event=tsc,callsite=$site_sym" calls
+		})
 		targets_csv $r
 	done
 done
