@@ -203,6 +203,26 @@ FUNC(aw_jrcxz)
 END(aw_jrcxz)
 	PAD
 
+/* ---- loop in the window: int aw_loop(int x): x (rcx, whatever it is,
+ * is decremented; both ways lead to the ret).  Refused. ---- */
+FUNC(aw_loop)
+	movl %edi, %eax
+	loop 1f
+	nopl 0(%rax,%rax,1)
+1:	ret
+END(aw_loop)
+	PAD
+
+/* ---- xbegin in the window (never called: RTM may be absent).
+ * Refused. ---- */
+FUNC(aw_xbegin)
+	xbegin 1f
+	xend
+1:	xorl %eax, %eax
+	ret
+END(aw_xbegin)
+	PAD
+
 /* ---- an indirect jump that is no jump table: int aw_indjmp(int x): x.
  * Refused (the target of jmp *%rax cannot be bounded). ---- */
 FUNC(aw_indjmp)

@@ -39,6 +39,8 @@ HIDDEN int aw_rec(int n);
 HIDDEN long aw_va(int a, ...);
 HIDDEN void *aw_callfirst(void);
 HIDDEN int aw_jrcxz(int x);
+HIDDEN int aw_loop(int x);
+HIDDEN int aw_xbegin(void);
 HIDDEN int aw_indjmp(int x);
 HIDDEN long aw_ident(long x);
 HIDDEN long aw_ident_endbr(long x);
@@ -145,7 +147,7 @@ static int peek(int argc, char **argv)
 		F(aw_short2),	 F(aw_after_short), F(aw_jcc),	     F(aw_victim),   F(aw_intruder),
 		F(aw_endbr),	 F(aw_tail_a),	   F(aw_tail_b),     F(aw_tailrec),  F(aw_rec),
 		F(aw_va),	 F(aw_callfirst),  F(aw_jrcxz),	     F(aw_indjmp),   F(aw_ident),
-		F(aw_ident_endbr), F(aw_riprel_ro),
+		F(aw_ident_endbr), F(aw_riprel_ro), F(aw_loop), F(aw_xbegin),
 #undef F
 	};
 	int i, k;
@@ -221,6 +223,7 @@ int main(int argc, char **argv)
 		      aw_callfirst());
 		CHECK(aw_jrcxz((int)i) == (i != 0), "aw_jrcxz(%ld)", i);
 		CHECK(aw_indjmp((int)i) == i, "aw_indjmp(%ld)", i);
+		CHECK(aw_loop((int)i) == i, "aw_loop(%ld)", i);
 		sentinel("aw_ident", (void *)aw_ident, 0x1d1d1d1d1d1d1d1dull, 0x1d1d1d1d1d1d1d1dull,
 			 0);
 		sentinel("aw_ident_endbr", (void *)aw_ident_endbr, 0x2e2e2e2e2e2e2e2eull,
@@ -254,6 +257,8 @@ int main(int argc, char **argv)
 	printf("calls aw_callfirst %ld\n", k);
 	printf("calls aw_jrcxz %ld\n", k);
 	printf("calls aw_indjmp %ld\n", k);
+	printf("calls aw_loop %ld\n", k);
+	printf("calls aw_xbegin 0\n"); /* a target never called */
 	printf("calls aw_ident %ld\n", k * (avx ? 2 : 1));
 	printf("calls aw_ident_endbr %ld\n", k);
 	printf("calls aw_riprel_ro %ld\n", k);
