@@ -229,6 +229,10 @@ int main(int argc, char **argv)
 		sentinel("aw_ident_endbr", (void *)aw_ident_endbr, 0x2e2e2e2e2e2e2e2eull,
 			 0x2e2e2e2e2e2e2e2eull, 0);
 		sentinel("aw_riprel_ro", (void *)aw_riprel_ro, 7, (uint64_t)aw_constant, 0);
+		/* Relocated jcc and call in the window: rax only changes. */
+		sentinel("aw_jcc", (void *)aw_jcc, 7, 8, 0);
+		sentinel("aw_callfirst", (void *)aw_callfirst, 9,
+			 (uint64_t)(uintptr_t)((char *)aw_callfirst + 5), 0);
 		/* aw_len1 touches nothing: rax keeps its sentinel too. */
 		sentinel("aw_len1", (void *)aw_len1, 8, gpr_sentinel(0), 0);
 		if (avx) {
@@ -245,7 +249,7 @@ int main(int argc, char **argv)
 	printf("calls aw_len4 %ld\n", k);
 	printf("calls aw_short2 %ld\n", k);
 	printf("calls aw_after_short %ld\n", k);
-	printf("calls aw_jcc %ld\n", 2 * k);
+	printf("calls aw_jcc %ld\n", 3 * k);
 	printf("calls aw_victim %ld\n", k);
 	printf("calls aw_intruder %ld\n", k);
 	printf("calls aw_endbr %ld\n", k);
@@ -254,7 +258,7 @@ int main(int argc, char **argv)
 	printf("calls aw_tailrec %ld\n", 4 * k);
 	printf("calls aw_rec %ld\n", (depth + 1) * k);
 	printf("calls aw_va %ld\n", 2 * k);
-	printf("calls aw_callfirst %ld\n", k);
+	printf("calls aw_callfirst %ld\n", 2 * k);
 	printf("calls aw_jrcxz %ld\n", k);
 	printf("calls aw_indjmp %ld\n", k);
 	printf("calls aw_loop %ld\n", k);
