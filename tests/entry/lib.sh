@@ -43,10 +43,10 @@ targets_csv()
 how_class()
 {
 	case $1 in
-	*refused*got* | *got*refused*) echo fallback ;;
-	*refused*) echo refused ;;
-	entry*) echo entry ;;
-	got*) echo got ;;
+	*refused*got* | *got*refused* | *deferred*got* | *got*deferred*) echo fallback ;;
+	*refused* | *deferred*) echo refused ;;
+	*entry*) echo entry ;;
+	*got*) echo got ;;
 	*) echo "unknown($1)" ;;
 	esac
 }
