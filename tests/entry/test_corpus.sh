@@ -119,9 +119,15 @@ for b in "${builds[@]}"; do
 	report_csv shim$n --by function
 	targets_csv shim$n
 
-	# Every cp_* symbol: caught at its entry, or refused if objdump says so.
+	# Every cp_* symbol: caught at its entry, or refused if objdump says so
+	# (and then named once on stderr).
 	while read -r fn; do
 		how=$(target_how shim$n "$fn")
+		case $how in refused | fallback)
+			[ "$(refusal_lines shim$n "$fn")" -eq 1 ] ||
+				bad "$what: $fn refused, but not named once on stderr"
+			;;
+		esac
 		if grep -q "^$fn " "$T/unsafe$n"; then
 			case $how in refused | fallback) ;; *)
 				bad "$what: $fn is '$how', but objdump sees an unsafe entry: $(grep "^$fn " "$T/unsafe$n")" ;;
