@@ -25,8 +25,8 @@ hook_run()
 }
 
 # targets_csv NAME: the per-target table of run NAME (`cacheshim report
-# --targets --format csv`: function,module,address,how,got_slots,reason)
-# in $T/NAME.tgt.
+# --targets --format csv`: function,module,address,how,got_slots,hidden,
+# calls,reason) in $T/NAME.tgt.
 targets_csv()
 {
 	if ! "$CS_CMD" report --targets --format csv "$T/$1.csr" >"$T/$1.tgt" \
@@ -36,13 +36,17 @@ targets_csv()
 	fi
 }
 
-# how_class HOW: one word for a spelling of the report's how column, so the
-# tests depend on the spelling here only: entry (caught at its entry,
-# "entry", "entry+hidden"), got (GOT slots only), fallback (entry refused,
-# GOT slots instead), refused (not caught at all), or unknown.
+# how_class HOW: one word for a spelling of the report's how column
+# (docs/report-format.md: entry, got, got-refused, refused, none,
+# entry+got), so the tests depend on the spelling here only: entry (caught
+# at its entry), got (GOT slots only), fallback (entry refused, GOT slots
+# instead), refused (not caught at all), none, double (entry and GOT: would
+# count twice), or unknown(HOW).
 how_class()
 {
 	case $1 in
+	entry+got | got+entry) echo double ;; # both ways at once: counted twice
+	none) echo none ;;
 	*refused*got* | *got*refused* | *deferred*got* | *got*deferred*) echo fallback ;;
 	*refused* | *deferred*) echo refused ;;
 	*entry*) echo entry ;;
