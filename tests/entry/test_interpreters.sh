@@ -82,8 +82,11 @@ interp()
 		fail "$name: the workload must print to stdout and stderr"
 	plain_status=$status
 	for run in cold warm; do
+		# No series: with hundreds of targets the shim would say on stderr
+		# that series fill their quarter of the file (not this test's
+		# subject), and stderr must stay the program's own.
 		status=0
-		CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=$targets \
+		CACHESHIM_QUIET=1 CACHESHIM_SERIES=0 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=$targets \
 			CACHESHIM_OUTPUT=$T/$name.$run.csr LD_PRELOAD=$CS_SHIM "$@" \
 			>"$T/$name.$run.out" 2>"$T/$name.$run.err" || status=$?
 		[ "$status" -eq "$plain_status" ] ||
