@@ -103,6 +103,10 @@ for fn in $names; do
 		[ "$lines" -eq 1 ] || { show "$T/entry.err"; fail "entry: $lines cacheshim: lines name $fn, want 1"; }
 	else
 		[ "$how" = entry ] || { show "$T/entry.tgt"; fail "entry: $fn is '$how', want entry"; }
+		# The table's calls column agrees with the call sites' rows.
+		tcalls=$(csv_select "$T/entry.tgt" "function=$fn" calls)
+		[ "$tcalls" = "$(calls_of entry "$fn")" ] ||
+			fail "entry: --targets says $fn had '$tcalls' calls, the sites $(calls_of entry "$fn")"
 		[ "$lines" -eq 0 ] || { show "$T/entry.err"; fail "entry: stderr names $fn, which was patched"; }
 	fi
 done
