@@ -186,6 +186,23 @@ FUNC(aw_callfirst)
 END(aw_callfirst)
 	PAD
 
+/* ---- the same with CFI, for unwinders: int aw_callbt(void) returns
+ * awh_bt(), which unwinds its own stack with backtrace(3) and wants to
+ * pass aw_callbt + 9 (the original return address of the relocated call)
+ * and then awh_bt_root, aw_callbt's caller.  The sub keeps the C callee's
+ * stack aligned; the call still starts inside the 5-byte window. ---- */
+FUNC(aw_callbt)
+	.cfi_startproc
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+	call awh_bt
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+END(aw_callbt)
+	PAD
+
 FUNC(awh_retaddr)
 	movq (%rsp), %rax
 	ret

@@ -14,6 +14,7 @@
  *          its own entry.
  */
 #include <cpuid.h>
+#include <execinfo.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ HIDDEN long aw_tailrec(long n);
 HIDDEN int aw_rec(int n);
 HIDDEN long aw_va(int a, ...);
 HIDDEN void *aw_callfirst(void);
+HIDDEN int aw_callbt(void);
 HIDDEN int aw_jrcxz(int x);
 HIDDEN int aw_loop(int x);
 HIDDEN int aw_xbegin(void);
@@ -136,6 +138,33 @@ static void sentinel(const char *name, void *fn, uint64_t rdi, uint64_t want_rax
 	CHECK(!(awh_out.rflags & 0x400), "%s: DF set after the call", name);
 }
 
+/* Called by aw_callbt (from its window): the unwinder must walk from here
+ * through aw_callbt's original code (return address aw_callbt + 9) to
+ * awh_bt_root, through whatever the shim put between them. */
+__attribute__((noinline)) int awh_bt_root(void);
+HIDDEN int awh_bt(void)
+{
+	void *f[64];
+	int n = backtrace(f, 64), i, seen_callbt = -1, seen_root = -1;
+
+	for (i = 0; i < n; i++) {
+		if (f[i] == (char *)aw_callbt + 9 && seen_callbt < 0)
+			seen_callbt = i;
+		if ((char *)f[i] > (char *)awh_bt_root && (char *)f[i] < (char *)awh_bt_root + 64 &&
+		    seen_root < 0)
+			seen_root = i;
+	}
+	return seen_callbt > 0 && seen_root > seen_callbt;
+}
+
+__attribute__((noinline)) int awh_bt_root(void)
+{
+	int r = aw_callbt();
+
+	__asm__ volatile("" ::: "memory"); /* no tail call: a frame of its own */
+	return r;
+}
+
 static int peek(int argc, char **argv)
 {
 	static const struct {
@@ -147,7 +176,7 @@ static int peek(int argc, char **argv)
 		F(aw_short2),	 F(aw_after_short), F(aw_jcc),	     F(aw_victim),   F(aw_intruder),
 		F(aw_endbr),	 F(aw_tail_a),	   F(aw_tail_b),     F(aw_tailrec),  F(aw_rec),
 		F(aw_va),	 F(aw_callfirst),  F(aw_jrcxz),	     F(aw_indjmp),   F(aw_ident),
-		F(aw_ident_endbr), F(aw_riprel_ro), F(aw_loop), F(aw_xbegin),
+		F(aw_ident_endbr), F(aw_riprel_ro), F(aw_loop), F(aw_xbegin), F(aw_callbt),
 #undef F
 	};
 	int i, k;
@@ -221,6 +250,8 @@ int main(int argc, char **argv)
 		CHECK(aw_va(1, 2, 3, 4, 5, 6) == 21, "aw_va al=0");
 		CHECK(aw_callfirst() == (char *)aw_callfirst + 5, "aw_callfirst: return address %p",
 		      aw_callfirst());
+		CHECK(awh_bt_root() == 1, "aw_callbt: backtrace(3) does not pass aw_callbt + 9 "
+					  "and then awh_bt_root");
 		CHECK(aw_jrcxz((int)i) == (i != 0), "aw_jrcxz(%ld)", i);
 		CHECK(aw_indjmp((int)i) == i, "aw_indjmp(%ld)", i);
 		CHECK(aw_loop((int)i) == i, "aw_loop(%ld)", i);
@@ -259,6 +290,7 @@ int main(int argc, char **argv)
 	printf("calls aw_rec %ld\n", (depth + 1) * k);
 	printf("calls aw_va %ld\n", 2 * k);
 	printf("calls aw_callfirst %ld\n", 2 * k);
+	printf("calls aw_callbt %ld\n", k);
 	printf("calls aw_jrcxz %ld\n", k);
 	printf("calls aw_indjmp %ld\n", k);
 	printf("calls aw_loop %ld\n", k);
