@@ -33,10 +33,10 @@
 #define CLONABLE __attribute__((noinline))
 
 enum { C_ADD, C_SCALE, C_ISRA, C_REC, C_VA, C_VAD, C_TOUCH, C_SWITCH, C_LOOP, C_TAIL_A, C_TAIL_B,
-       C_FP, C_STRUCT, C_MANY, C_VIAPTR, C_N };
+       C_FP, C_STRUCT, C_MANY, C_VIAPTR, C_COLD, C_N };
 static const char *const names[C_N] = {
 	"cp_add",  "cp_scale", "cp_isra",   "cp_rec",	 "cp_va",     "cp_vad",	   "cp_touch",
-	"cp_switch", "cp_loop", "cp_tail_a", "cp_tail_b", "cp_fp", "cp_struct", "cp_many", "cp_viaptr",
+	"cp_switch", "cp_loop", "cp_tail_a", "cp_tail_b", "cp_fp", "cp_struct", "cp_many", "cp_viaptr", "cp_cold",
 };
 static volatile long counts[C_N];
 static volatile long sink;
@@ -222,6 +222,23 @@ KEEP static long cp_viaptr(long x)
 }
 static long (*volatile viaptr)(long) = cp_viaptr;
 
+/* A cold path: gcc -O2 moves the block calling rare_path to a fragment
+ * cp_cold.cold, reached by a jump from cp_cold and jumping back: no
+ * function of its own, never to be caught as one (test_corpus.sh). */
+__attribute__((cold, noinline)) static long rare_path(long x)
+{
+	sink = x;
+	return x / 7 + 1;
+}
+
+KEEP static long cp_cold(long x)
+{
+	counts[C_COLD]++;
+	if (x % 7 == 0)
+		return rare_path(x) * 3 + sink;
+	return x + 2;
+}
+
 static long minflt(void)
 {
 	struct rusage ru;
@@ -274,6 +291,7 @@ int corpus_run(int argc, char **argv)
 		sum += t.x + t.y + t.z;
 		sum += cp_many(1, 2, 3, 4, 5, 6, 7, 8, 0.5 * (double)i, i);
 		sum += viaptr(i);
+		sum += cp_cold(i);
 	}
 	printf("sum %ld dsum %.6f\n", sum, dsum);
 	for (c = 0; c < C_N; c++)

@@ -9,7 +9,7 @@
 #
 # For each build, under CACHESHIM_HOOK=entry: the same stdout and status as
 # unprofiled; every cp_* function (compiler clones included) caught at its
-# entry and counted exactly, except those whose entry objdump shows to be
+# entry and counted exactly (cold fragments, foo.cold, never caught), except those whose entry objdump shows to be
 # unsafe (expected_refusals in lib.sh), which must be refused; cp_touch's
 # perf::PAGE-FAULTS exact per call.  One tolerance: at -O0 a jump table's
 # bound may be spilled to the stack (clang) or computed in a form the
@@ -99,7 +99,7 @@ for b in "${builds[@]}"; do
 	grep '^calls ' "$T/plain$n.out" >"$T/counts$n"
 	nm --defined-only "$mod" | awk '$2 ~ /^[tT]$/ && $3 ~ /^cp_/ { print $3 }' |
 		sort >"$T/syms$n"
-	clones=$(grep -E '\.(constprop|isra|part)\.' "$T/syms$n" | tr '\n' ' ' || true)
+	clones=$(grep -E '\.(constprop|isra|part)\.|\.cold$' "$T/syms$n" | tr '\n' ' ' || true)
 	expected_refusals "$mod" cp_ >"$T/unsafe$n"
 	indirect_jumpers "$mod" cp_ >"$T/indirect$n"
 
@@ -118,6 +118,12 @@ for b in "${builds[@]}"; do
 	# (and then named once on stderr).
 	while read -r fn; do
 		how=$(target_how shim$n "$fn")
+		case $fn in *.cold)
+			# A cold fragment is no function: never caught as one.
+			case $how in entry | got | double) bad "$what: fragment $fn is '$how'" ;; esac
+			continue
+			;;
+		esac
 		case $how in refused | fallback)
 			[ "$(refusal_lines shim$n "$fn")" -eq 1 ] ||
 				bad "$what: $fn refused, but not named once on stderr"
