@@ -47,6 +47,7 @@ report_csv dl --by function
 targets_csv dl
 while read -r fn; do
 	how=$(target_how dl "$fn")
+	case $fn in *.cold) continue ;; esac # a fragment, no function (test_corpus.sh)
 	[ "$how" = entry ] || { show "$T/dl.tgt"; fail "debuglink: $fn is '$how', want entry"; }
 done <"$T/syms"
 while read -r _ fn want; do
