@@ -4,10 +4,9 @@
 # wrapper inside libc's fork, GOT patching in the program's PLT slot.  The
 # child returns from fork through the wrapper entered by its parent, and
 # must go on normally: K children exit with known statuses, which the
-# parent adds up.  Expected to fail today (tests/entry/Makefile.inc,
-# XFAIL_TESTS): in the child, cs_hot_exit reads the counters of a thread
-# state that the fork handler has cleared (NULL in cs_hot_read) and the
-# child dies of SIGSEGV, in GOT mode too, before entry patching existed.
+# parent adds up.  (Until 004cf85 each child died of SIGSEGV there, in GOT
+# mode too: cs_hot_exit read the thread state the fork handler had
+# cleared.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
