@@ -258,6 +258,24 @@ uint64_t cs_hot_callsite(const struct cs_frame *f)
 	return outer->ret_addr;
 }
 
+/* Wrapped functions tail-jumping to each other in a row: each call-through
+ * keeps a frame, so beyond this many the calls run inside the outer call's
+ * measurement instead (counted as dropped) and the stack stays bounded. */
+#define CS_TAIL_MAX 16u
+
+static unsigned tail_depth(const struct cs_frame *f)
+{
+	unsigned n = 0;
+
+	while (f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return && n < CS_TAIL_MAX) {
+		uint64_t rbp = *(const uint64_t *)((uintptr_t)f + CS_FRAME_SIZE);
+
+		f = (const struct cs_frame *)(uintptr_t)(rbp - CS_FRAME_SIZE);
+		n++;
+	}
+	return n;
+}
+
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
@@ -282,6 +300,12 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	site = find_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
 	if (!site)
 		return CS_ENTER_SLOW;
+	if (f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
+	    tail_depth(f) >= CS_TAIL_MAX) {
+		inc64(&site->entered);
+		inc64(&site->dropped);
+		return CS_ENTER_PASS;
+	}
 	cs_hot_begin(t, f, site);
 	return CS_ENTER_MEASURE;
 }

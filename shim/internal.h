@@ -364,6 +364,8 @@ int cs_entry_patch_all(void);
 /* True if a function at addr is entry-patched: its GOT slots stay as they
  * are (the entry catches those calls). */
 int cs_entry_is_patched(uint64_t addr);
+/* Forgets the modules that were unloaded (their addresses may be reused). */
+void cs_entry_forget_unloaded(void);
 
 /* ---- calibrate.c ---- */
 /* Measures the wrapper's own cost: calls an empty function through a stub

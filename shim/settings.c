@@ -233,6 +233,20 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	}
 	v = getenv_fn("CACHESHIM_QUIET");
 	s->quiet = v && *v && strcmp(v, "0") != 0;
+	/* How calls are caught: entry patching where it is safe, GOT slots
+	 * for the rest (and for calls that never reach a patched entry). */
+	s->hook = CS_HOOK_GOT | CS_HOOK_ENTRY;
+	v = getenv_fn("CACHESHIM_HOOK");
+	if (v) {
+		if (!strcmp(v, "got"))
+			s->hook = CS_HOOK_GOT;
+		else if (!strcmp(v, "entry"))
+			s->hook = CS_HOOK_ENTRY;
+		else if (strcmp(v, "both")) {
+			cs_log("CACHESHIM_HOOK='%s' is not got, entry or both; using both", v);
+			err = -EINVAL;
+		}
+	}
 	return err;
 }
 
