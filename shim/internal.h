@@ -47,6 +47,7 @@ struct cs_settings {
 	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, 0 = from the capacity */
 	unsigned hook; /* CACHESHIM_HOOK: CS_HOOK_GOT and/or CS_HOOK_ENTRY */
+	int cache; /* CACHESHIM_CACHE: keep branch scans on disk (default 1) */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 };
 

@@ -233,6 +233,14 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	}
 	v = getenv_fn("CACHESHIM_QUIET");
 	s->quiet = v && *v && strcmp(v, "0") != 0;
+	s->cache = 1;
+	v = getenv_fn("CACHESHIM_CACHE");
+	if (v) {
+		if (!parse_uint("CACHESHIM_CACHE", v, 0, 1, &n))
+			s->cache = (int)n;
+		else
+			err = -EINVAL;
+	}
 	/* How calls are caught: entry patching where it is safe, GOT slots
 	 * for the rest (and for calls that never reach a patched entry). */
 	s->hook = CS_HOOK_GOT | CS_HOOK_ENTRY;
