@@ -420,9 +420,10 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 		snprintf(b->why, sizeof(b->why), "%s", why);
 		cs_output_publish(b, CS_BLOCK_REFUSAL);
 	}
-	cs_log("entry of '%s' in %s not patched: %s (at +0x%llx)%s", t->name, mp->shown, why,
-	       (unsigned long long)off,
-	       cs_g.settings.hook & CS_HOOK_GOT ? "; its GOT slots are used instead" : "");
+	if (!cs_g.settings.quiet)
+		cs_log("entry of '%s' in %s not patched: %s (at +0x%llx)%s", t->name, mp->shown,
+		       why, (unsigned long long)off,
+		       cs_g.settings.hook & CS_HOOK_GOT ? "; its GOT slots are used instead" : "");
 }
 
 /* ---- one module ---- */
