@@ -449,6 +449,9 @@ static void test_libc(void)
 		CU_ASSERT_EQUAL(h.f[0].local, 1);
 		CU_ASSERT_EQUAL(h.f[0].source, CS_SYM_DEBUG);
 		CU_ASSERT_TRUE(cs_elf_is_fde_start(m, h.f[0].addr));
+		/* .symtab's "realpath@@GLIBC_2.3" is .dynsym's "realpath". */
+		CU_ASSERT_EQUAL(lookup(m, "realpath@@GLIBC_2.3").n, 0);
+		CU_ASSERT_EQUAL(lookup(m, "realpath@GLIBC_2.2.5").n, 0);
 	}
 	cs_elf_close(m);
 }
@@ -568,6 +571,38 @@ static void strtab_unterminated(uint8_t *p)
 
 	memset(p + s->sh_offset, 'x', s->sh_size);
 }
+/* elf_static_probe's entry in .symtab. */
+static Elf64_Sym *probe_sym(uint8_t *p)
+{
+	Elf64_Shdr *s = shdr(p, SHT_SYMTAB, NULL);
+	Elf64_Shdr *all = (Elf64_Shdr *)(p + ((Elf64_Ehdr *)p)->e_shoff);
+	Elf64_Sym *sym = (Elf64_Sym *)(p + s->sh_offset);
+	const char *str = (const char *)p + all[s->sh_link].sh_offset;
+	size_t i;
+
+	for (i = 0; i < s->sh_size / sizeof(*sym); i++) {
+		if (!strcmp(str + sym[i].st_name, "elf_static_probe"))
+			return &sym[i];
+	}
+	CU_FAIL_FATAL("elf_static_probe not in .symtab");
+	return NULL;
+}
+static void probe_abs(uint8_t *p)
+{
+	probe_sym(p)->st_shndx = SHN_ABS;
+}
+static void probe_undef(uint8_t *p)
+{
+	probe_sym(p)->st_shndx = SHN_UNDEF;
+}
+static void probe_zero(uint8_t *p)
+{
+	probe_sym(p)->st_value = 0;
+}
+static void probe_object(uint8_t *p)
+{
+	probe_sym(p)->st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT);
+}
 static void shstrndx_bad(uint8_t *p)
 {
 	((Elf64_Ehdr *)p)->e_shstrndx = 60000;
@@ -638,6 +673,10 @@ static const struct corrupt_case corrupt_cases[] = {
 	{__LINE__, dynstr_off, -ENOEXEC, -1, -1, -1},
 	{__LINE__, names_huge, 0, 1, 0, 1},
 	{__LINE__, strtab_unterminated, 0, 1, 0, 1},
+	{__LINE__, probe_abs, 0, 1, 0, 1},
+	{__LINE__, probe_undef, 0, 1, 0, 1},
+	{__LINE__, probe_zero, 0, 1, 0, 1},
+	{__LINE__, probe_object, 0, 1, 0, 1},
 	{__LINE__, shstrndx_bad, 0, 1, 1, 1},
 	{__LINE__, eh_version, 0, 0, 1, 1},
 	{__LINE__, eh_table_enc, 0, 0, 1, 1},
