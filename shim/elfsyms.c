@@ -62,7 +62,7 @@ static int in_file(const struct image *im, uint64_t off, uint64_t len)
 static int parse_headers(struct image *im)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->p;
-	uint64_t shnum, phnum, shstrndx;
+	uint64_t phnum;
 
 	if (im->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
@@ -70,6 +70,8 @@ static int parse_headers(struct image *im)
 	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN))
 		return -ENOEXEC;
 	if (eh->e_shoff) {
+		uint64_t shnum, shstrndx;
+
 		if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff % 8 ||
 		    !in_file(im, eh->e_shoff, sizeof(Elf64_Shdr)))
 			return -ENOEXEC;
@@ -634,10 +636,10 @@ int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func
 		     void *arg)
 {
 	size_t i;
-	int ret;
 
 	for (i = 0; i < m->nfuncs; i++) {
-		ret = fn(&m->funcs[i], arg);
+		int ret = fn(&m->funcs[i], arg);
+
 		if (ret)
 			return ret;
 	}
@@ -695,10 +697,11 @@ static size_t clone_part(const char *s)
 		{".constprop", 1}, {".isra", 1}, {".part", 1},
 		{".lto_priv", 1},  {".cold", 2}, {".localalias", 0},
 	};
-	size_t i, n, d;
+	size_t i, d;
 
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		n = strlen(parts[i].word);
+		size_t n = strlen(parts[i].word);
+
 		if (strncmp(s, parts[i].word, n) || (s[n] && s[n] != '.'))
 			continue;
 		if (!parts[i].num)

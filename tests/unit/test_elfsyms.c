@@ -102,7 +102,7 @@ static void write_file(const char *path, const void *p, size_t len)
 
 struct hits {
 	const char *name;
-	unsigned n, total, calls, stop_at, unsorted;
+	unsigned n, total, stop_at, unsorted;
 	uint64_t last;
 	struct cs_elf_func f[4];
 };
@@ -318,9 +318,9 @@ static void test_debug_files(void)
 	char bin[PATH_MAX], *real, path[3 * PATH_MAX], root[PATH_MAX];
 	struct cs_elf_module *m;
 	const uint8_t *id;
+	uint8_t idcopy[64], *dbg;
 	char hex[200];
 	unsigned n;
-	uint8_t *dbg;
 	size_t dlen;
 	FILE *f;
 
@@ -368,7 +368,8 @@ static void test_debug_files(void)
 	CU_ASSERT_EQUAL(probe_in(bin, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(cs_elf_open(bin, t.base, NULL, 0, &m), 0);
 	n = cs_elf_build_id(m, &id);
-	CU_ASSERT_FATAL(n >= 2);
+	CU_ASSERT_FATAL(n >= 2 && n <= sizeof(idcopy));
+	memcpy(idcopy, id, n);
 	to_hex(id, n, hex);
 	cs_elf_close(m);
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
@@ -387,7 +388,7 @@ static void test_debug_files(void)
 	CU_ASSERT_EQUAL(cs_elf_open(path, t.base, NULL, 0, &m), 0);
 	cs_elf_close(m);
 	{
-		uint8_t *p = memmem(dbg, dlen, id, n);
+		uint8_t *p = memmem(dbg, dlen, idcopy, n);
 
 		CU_ASSERT_FATAL(p != NULL);
 		p[n - 1] ^= 0xff;
