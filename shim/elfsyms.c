@@ -593,7 +593,8 @@ int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnu
 		ret = read_phdrs(m, m->file.ph, m->file.phnum, 0);
 	if (ret)
 		goto fail;
-	/* A file replaced since it was loaded would give wrong addresses. */
+	/* A file replaced since it was loaded, or /proc/self/exe naming ld.so
+	 * (a program started as "ld.so prog"), would give wrong addresses. */
 	idlen = file_build_id(&m->file, id);
 	ret = -ESTALE;
 	if (idlen && m->idlen && (idlen != m->idlen || memcmp(id, m->id, idlen)))
