@@ -569,17 +569,14 @@ static int read_phdrs(struct cs_elf_module *m, const Elf64_Phdr *ph, size_t phnu
 	return eh ? eh_frame_hdr(m, eh, ehlen, ehaddr) : 0;
 }
 
-int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
-		struct cs_elf_module **out)
+static int open_file(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		     struct cs_elf_module **out)
 {
 	struct cs_elf_module *m;
 	uint8_t id[CS_BUILD_ID_MAX];
 	unsigned idlen;
 	int ret;
 
-	*out = NULL;
-	if (!path || !path[0])
-		path = "/proc/self/exe";
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -619,6 +616,96 @@ nomem:
 	ret = -ENOMEM;
 fail:
 	cs_elf_close(m);
+	return ret;
+}
+
+/* The path of the file mapped at addr, from /proc/self/maps, into
+ * out[PATH_MAX].  Returns 0 or -errno. */
+static int mapped_file(uint64_t addr, char *out)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1), *line, *end, *p;
+	int fd, ret = -ENOENT;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -ENOENT;
+	}
+	for (;;) {
+		if (len == cap) {
+			p = realloc(buf, 2 * cap + 1);
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	/* "start-end perms offset dev inode   path" */
+	for (line = buf; line < buf + len; line = end + 1) {
+		unsigned field;
+
+		end = memchr(line, '\n', (size_t)(buf + len - line));
+		if (!end)
+			end = buf + len;
+		if (strtoull(line, NULL, 16) != addr)
+			continue;
+		for (p = line, field = 0; field < 5; field++) {
+			while (p < end && *p != ' ')
+				p++;
+			while (p < end && *p == ' ')
+				p++;
+		}
+		if (p < end && *p == '/' && (size_t)(end - p) < PATH_MAX) {
+			memcpy(out, p, (size_t)(end - p));
+			out[end - p] = 0;
+			ret = 0;
+		}
+		break;
+	}
+	free(buf);
+	return ret;
+}
+
+int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		struct cs_elf_module **out)
+{
+	const Elf64_Phdr *ph = phdr;
+	uint64_t lo = UINT64_MAX;
+	unsigned i;
+	char *real;
+	int ret;
+
+	*out = NULL;
+	if (path && path[0])
+		return open_file(path, base, phdr, phnum, out);
+	ret = open_file("/proc/self/exe", base, phdr, phnum, out);
+	if (ret != -ESTALE)
+		return ret;
+	/* Started as "ld.so prog": /proc/self/exe is ld.so, and the link map
+	 * names the program "".  The file mapped at its first segment is it. */
+	for (i = 0; i < phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < lo)
+			lo = ph[i].p_vaddr;
+	}
+	real = malloc(PATH_MAX);
+	if (!real)
+		return -ENOMEM;
+	if (lo != UINT64_MAX &&
+	    !mapped_file((base + lo) & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1), real))
+		ret = open_file(real, base, phdr, phnum, out);
+	free(real);
 	return ret;
 }
 

@@ -281,7 +281,9 @@ struct cs_elf_func {
 
 struct cs_elf_module;
 /* Opens the ELF file of a loaded module (path "" or NULL = the main
- * program, /proc/self/exe) whose load bias is base and program headers
+ * program: /proc/self/exe, or if that is ld.so, which started the program
+ * as "ld.so prog", the file /proc/self/maps shows at the program's first
+ * segment) whose load bias is base and program headers
  * phdr/phnum (from dl_iterate_phdr; the run-time image is read through
  * them).  phdr NULL: the file's own program headers and contents are used
  * instead (a file that is not loaded).  The separate debug file is looked

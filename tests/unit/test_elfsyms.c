@@ -3,6 +3,7 @@
  * with separate debug files, on libc with its debug file (if installed),
  * on truncated and corrupted copies; .eh_frame_hdr starts; clone names. */
 #include <CUnit/Basic.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +24,7 @@
 uint64_t elf_twin_other(void);
 int elf_global_probe(int x);
 int ifunc_probe(void);
-int main(void);
+int main(int argc, char **argv);
 
 static __attribute__((noinline)) int elf_twin(int x)
 {
@@ -57,7 +58,7 @@ static struct {
 	uint64_t base, libc_base;
 	const void *phdr, *libc_phdr;
 	unsigned phnum, libc_phnum;
-	char libc[PATH_MAX];
+	char libc[PATH_MAX], ldso[PATH_MAX];
 	char dir[64]; /* scratch directory */
 	uint8_t *image; /* this program's file */
 	size_t size;
@@ -65,12 +66,13 @@ static struct {
 
 static int find_modules(struct dl_phdr_info *info, size_t size, void *data)
 {
-	if (!info->dlpi_name || !info->dlpi_name[0]) {
-		if (!t.phdr) {
-			t.base = info->dlpi_addr;
-			t.phdr = info->dlpi_phdr;
-			t.phnum = info->dlpi_phnum;
-		}
+	/* The main program comes first, named "". */
+	if (!t.phdr) {
+		t.base = info->dlpi_addr;
+		t.phdr = info->dlpi_phdr;
+		t.phnum = info->dlpi_phnum;
+	} else if (strstr(info->dlpi_name, "/ld-linux")) {
+		snprintf(t.ldso, sizeof(t.ldso), "%s", info->dlpi_name);
 	} else if (strstr(info->dlpi_name, "/libc.so.6")) {
 		snprintf(t.libc, sizeof(t.libc), "%s", info->dlpi_name);
 		t.libc_base = info->dlpi_addr;
@@ -418,15 +420,22 @@ static void test_libc(void)
 	const uint8_t *id;
 	char hex[200], path[512];
 	struct hits h;
+	uint64_t addr;
 	unsigned n;
+	void *lib;
 
 	CU_ASSERT_FATAL(t.libc[0] != 0);
 	CU_ASSERT_EQUAL_FATAL(cs_elf_open(t.libc, t.libc_base, t.libc_phdr, t.libc_phnum, &m), 0);
+	/* libc's own malloc, even if something interposes one. */
+	lib = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	CU_ASSERT_FATAL(lib != NULL);
+	addr = (uint64_t)(uintptr_t)dlsym(lib, "malloc");
+	dlclose(lib);
 	h = lookup(m, "malloc");
 	CU_ASSERT_EQUAL(h.n, 1);
-	CU_ASSERT_EQUAL(h.f[0].addr, ADDR(malloc));
+	CU_ASSERT_EQUAL(h.f[0].addr, addr);
 	CU_ASSERT_EQUAL(h.f[0].source, CS_SYM_DYNSYM);
-	CU_ASSERT_TRUE(cs_elf_is_fde_start(m, ADDR(malloc)));
+	CU_ASSERT_TRUE(cs_elf_is_fde_start(m, addr));
 	/* Two versions at two addresses: two entries, not four. */
 	h = lookup(m, "realpath");
 	CU_ASSERT_EQUAL(h.n, 2);
@@ -874,10 +883,41 @@ static int load_self(void)
 	return 0;
 }
 
-int main(void)
+/* Started as "ld.so test_elfsyms --via-ldso": /proc/self/exe is ld.so,
+ * whose build-id is not the main program's, and the link map names the
+ * program "".  Exit status 0 if the program is found all the same, and
+ * ld.so given as the program is refused. */
+static int via_ldso(void)
+{
+	struct cs_elf_module *m;
+	struct hits h;
+
+	if (cs_elf_open("/proc/self/exe", t.base, t.phdr, t.phnum, &m) != -ESTALE)
+		return 10;
+	if (cs_elf_open("", t.base, t.phdr, t.phnum, &m))
+		return 11;
+	memset(&h, 0, sizeof(h));
+	h.name = "elf_static_probe";
+	cs_elf_each_func(m, collect, &h);
+	cs_elf_close(m);
+	return h.n == 1 && h.f[0].addr == ADDR(elf_static_probe) ? 0 : 12;
+}
+
+static void test_ldso_started(void)
+{
+	CU_ASSERT_FATAL(t.ldso[0] != 0);
+	CU_ASSERT_EQUAL(sh("'%s' '%s' --via-ldso", t.ldso, t.self), 0);
+}
+
+int main(int argc, char **argv)
 {
 	CU_pSuite suite;
 	unsigned failed;
+
+	if (argc == 2 && !strcmp(argv[1], "--via-ldso")) {
+		dl_iterate_phdr(find_modules, NULL);
+		return via_ldso();
+	}
 
 	if (sh("command -v objcopy >/dev/null && command -v readelf >/dev/null")) {
 		fprintf(stderr, "objcopy or readelf absent: skipped\n");
@@ -898,6 +938,7 @@ int main(void)
 	CU_add_test(suite, "separate debug files", test_debug_files);
 	CU_add_test(suite, "stale and missing files", test_stale);
 	CU_add_test(suite, "libc", test_libc);
+	CU_add_test(suite, "a program started by ld.so", test_ldso_started);
 	CU_add_test(suite, "truncated files", test_truncated);
 	CU_add_test(suite, "corrupted files", test_corrupt);
 	CU_add_test(suite, "fuzzed files", test_fuzz);
