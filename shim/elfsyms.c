@@ -246,6 +246,19 @@ static int push(struct cs_elf_module *m, const struct cs_elf_func *f)
 	return 0;
 }
 
+/* True if addr lies in an executable segment: a symbol elsewhere (a bad
+ * file) must not become an address to patch. */
+static int in_exec(const struct cs_elf_module *m, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nexec; i++) {
+		if (addr >= m->lo[i] && addr < m->hi[i])
+			return 1;
+	}
+	return 0;
+}
+
 /* Adds the defined functions of im's symbol table of the given type.
  * Returns 0 (also when there is no such table), -ENOEXEC if the table or
  * its strings lie outside the file, or -ENOMEM. */
@@ -278,6 +291,8 @@ static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t ty
 		if (!f.name || !f.name[0])
 			continue;
 		f.addr = m->base + sym[i].st_value;
+		if (!in_exec(m, f.addr))
+			continue;
 		f.size = sym[i].st_size;
 		f.local = ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL;
 		f.source = source;

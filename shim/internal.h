@@ -296,8 +296,9 @@ int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnu
 /* Unmaps and frees m (NULL is fine); names given out die with it. */
 void cs_elf_close(struct cs_elf_module *m);
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
- * not SHN_UNDEF, not SHN_ABS, value nonzero; STT_GNU_IFUNC excluded: an
- * IFUNC's symbol is its resolver), in address order, each address once per
+ * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
+ * PT_LOAD; STT_GNU_IFUNC excluded: an IFUNC's symbol is its resolver; st_size
+ * is not checked), in address order, each address once per
  * name (a .dynsym and a .symtab entry of one function are one, reported
  * with source CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make
  * it another name).  Stops early when fn returns nonzero, and returns that

@@ -609,6 +609,10 @@ static void probe_zero(uint8_t *p)
 {
 	probe_sym(p)->st_value = 0;
 }
+static void probe_outside(uint8_t *p)
+{
+	probe_sym(p)->st_value = 1ull << 46;
+}
 static void probe_object(uint8_t *p)
 {
 	probe_sym(p)->st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT);
@@ -687,6 +691,7 @@ static const struct corrupt_case corrupt_cases[] = {
 	{__LINE__, probe_undef, 0, 1, 0, 1},
 	{__LINE__, probe_zero, 0, 1, 0, 1},
 	{__LINE__, probe_object, 0, 1, 0, 1},
+	{__LINE__, probe_outside, 0, 1, 0, 1},
 	{__LINE__, shstrndx_bad, 0, 1, 1, 1},
 	{__LINE__, eh_version, 0, 0, 1, 1},
 	{__LINE__, eh_table_enc, 0, 0, 1, 1},
