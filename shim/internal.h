@@ -280,13 +280,13 @@ struct cs_elf_func {
 };
 
 struct cs_elf_module;
-/* Opens the ELF file of a loaded module (path "" or NULL = the main
- * program: /proc/self/exe, or if that is ld.so, which started the program
- * as "ld.so prog", the file /proc/self/maps shows at the program's first
- * segment) whose load bias is base and program headers
- * phdr/phnum (from dl_iterate_phdr; the run-time image is read through
- * them).  phdr NULL: the file's own program headers and contents are used
- * instead (a file that is not loaded).  The separate debug file is looked
+/* Opens the ELF file of a loaded module whose load bias is base and
+ * program headers phdr/phnum (from dl_iterate_phdr; the run-time image is
+ * read through them).  Path "" or NULL is the main program: /proc/self/exe,
+ * or if that is ld.so (a program started as "ld.so prog"), the file that
+ * /proc/self/maps shows at the program's first segment.  phdr NULL: the
+ * file's own program headers and contents are used instead (a file that is
+ * not loaded).  The separate debug file is looked
  * for only when the file has no .symtab.  Returns 0 and *out, or -errno:
  * -ENOEXEC for anything but a well-formed ELF64 x86-64 ET_EXEC/ET_DYN file
  * (tables outside the file included), -ESTALE if the file's build-id
@@ -297,9 +297,8 @@ int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnu
 void cs_elf_close(struct cs_elf_module *m);
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
  * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
- * PT_LOAD; STT_GNU_IFUNC excluded: an IFUNC's symbol is its resolver; st_size
- * is not checked), in address order, each address once per
- * name (a .dynsym and a .symtab entry of one function are one, reported
+ * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
+ * is its resolver), in address order, each address once per name (a .dynsym and a .symtab entry of one function are one, reported
  * with source CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make
  * it another name).  Stops early when fn returns nonzero, and returns that
  * value; else 0. */
