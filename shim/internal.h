@@ -286,8 +286,8 @@ struct cs_elf_module;
  * or if that is ld.so (a program started as "ld.so prog"), the file that
  * /proc/self/maps shows at the program's first segment.  phdr NULL: the
  * file's own program headers and contents are used instead (a file that is
- * not loaded).  The separate debug file is looked
- * for only when the file has no .symtab.  Returns 0 and *out, or -errno:
+ * not loaded).  The separate debug file is looked for only when the file
+ * has no .symtab.  Returns 0 and *out, or -errno:
  * -ENOEXEC for anything but a well-formed ELF64 x86-64 ET_EXEC/ET_DYN file
  * (tables outside the file included), -ESTALE if the file's build-id
  * differs from the loaded image's, -ENOMEM, or open(2)'s error. */
@@ -298,9 +298,10 @@ void cs_elf_close(struct cs_elf_module *m);
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
  * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
  * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
- * is its resolver), in address order, each address once per name (a .dynsym and a .symtab entry of one function are one, reported
- * with source CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make
- * it another name).  Stops early when fn returns nonzero, and returns that
+ * is its resolver), in address order, each address once per name (a
+ * .dynsym and a .symtab entry of one function are one, reported with source
+ * CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make it another
+ * name).  Stops early when fn returns nonzero, and returns that
  * value; else 0. */
 int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
 		     void *arg);
