@@ -281,32 +281,55 @@ struct cs_elf_func {
 };
 
 struct cs_elf_module;
-/* Opens the ELF file of a loaded module (path "" = the main program,
- * /proc/self/exe) whose load bias is base and program headers phdr/phnum
- * (from dl_iterate_phdr).  Returns 0 and *out, or -errno. */
+/* Opens the ELF file of a loaded module whose load bias is base and
+ * program headers phdr/phnum (from dl_iterate_phdr; the run-time image is
+ * read through them).  Path "" or NULL is the main program: /proc/self/exe,
+ * or if that is ld.so (a program started as "ld.so prog"), the file that
+ * /proc/self/maps shows at the program's first segment.  phdr NULL: the
+ * file's own program headers and contents are used instead (a file that is
+ * not loaded).  The separate debug file is looked for only when the file
+ * has no .symtab.  Returns 0 and *out, or -errno:
+ * -ENOEXEC for anything but a well-formed ELF64 x86-64 ET_EXEC/ET_DYN file
+ * (tables outside the file included), -ESTALE if the file's build-id
+ * differs from the loaded image's, -ENOMEM, or open(2)'s error. */
 int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
 		struct cs_elf_module **out);
+/* Unmaps and frees m (NULL is fine); names given out die with it. */
 void cs_elf_close(struct cs_elf_module *m);
-/* Calls fn once per defined function symbol (STT_FUNC, STT_GNU_IFUNC
- * excluded: an IFUNC's symbol is its resolver), each address once per name
- * (a .dynsym and a .symtab entry of one function are one).  Stops early when
- * fn returns nonzero, and returns that value; else 0. */
+/* Calls fn once per defined function symbol (STT_FUNC with a section:
+ * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
+ * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
+ * is its resolver), in address order, each address once per name (a
+ * .dynsym and a .symtab entry of one function are one, reported with source
+ * CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make it another
+ * name).  Stops early when fn returns nonzero, and returns that
+ * value; else 0. */
 int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
 		     void *arg);
-/* The run-time function starts listed in .eh_frame_hdr, sorted ascending.
- * Returns their number (0: no usable table) and *starts (owned by m). */
+/* The run-time function starts listed in .eh_frame_hdr, sorted ascending,
+ * unique.  Only the table encodings toolchains emit are read (fde_count
+ * udata4, table datarel|sdata4); another encoding, a version other than
+ * 1 or a table that does not fit its segment gives 0 starts.  Returns their
+ * number (0: no usable table, which means "unknown", not "none") and
+ * *starts (owned by m). */
 size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts);
 /* True if addr is a function start listed in .eh_frame_hdr. */
 int cs_elf_is_fde_start(struct cs_elf_module *m, uint64_t addr);
-/* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs);
- * returns their number (at most max). */
+/* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs,
+ * p_memsz long, in program header order); returns their number (at most
+ * max, and at most 16). */
 unsigned cs_elf_exec_ranges(struct cs_elf_module *m, uint64_t *lo, uint64_t *hi, unsigned max);
-/* The module's NT_GNU_BUILD_ID; returns its length (0: none). */
+/* The module's NT_GNU_BUILD_ID (the loaded image's, else the file's);
+ * returns its length (0: none, *id NULL). */
 unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id);
-/* Length of the name a compiler clone was made from: "foo.constprop.0",
- * "foo.isra.0", "foo.part.0", "foo.cold", "foo.lto_priv.0" -> 3; any
- * other name -> strlen(name). */
+/* Length of the name a compiler clone was made from: the name without its
+ * trailing run of ".constprop.N", ".isra.N", ".part.N", ".lto_priv.N",
+ * ".cold", ".cold.N", ".localalias" ("foo.isra.0.constprop.0",
+ * "foo.part.0.cold" -> 3); any other name -> strlen(name). */
 size_t cs_elf_clone_base_len(const char *name);
+/* Where separate debug files are looked for, instead of /usr/lib/debug
+ * (NULL: back to it).  For tests; not thread-safe. */
+void cs_elf_set_debug_dir(const char *dir);
 
 /* ---- relocate.c: can a function's entry be patched, and its displaced
  * instructions moved (Zydis decodes and re-encodes) ---- */
