@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/* Units: entry relocation (relocate.c): what cs_reloc_plan accepts and
+ * refuses, the exact bytes cs_reloc_emit writes, and thunks that run. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "shim/internal.h"
+
+#define FAKE 0x400000ull /* run-time address of code that is never run */
+
+/* endbr64; push %rbp; mov %rsp,%rbp; sub $16,%rsp; leave; ret */
+static const uint8_t f_endbr[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
+				  0xe5, 0x48, 0x83, 0xec, 0x10, 0xc9, 0xc3};
+/* mov 0x100(%rip),%eax; add $1,%eax; ret */
+static const uint8_t f_ripmov[] = {0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc3};
+/* test %edi,%edi; je 1f; mov $1,%eax; ret; 1: mov $2,%eax; ret */
+static const uint8_t f_jcc[] = {0x85, 0xff, 0x74, 0x06, 0xb8, 0x01, 0x00, 0x00,
+				0x00, 0xc3, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3};
+/* push %rbx; call 1f; pop %rbx; ret; 1: mov (%rsp),%rax; ret */
+static const uint8_t f_call[] = {0x53, 0xe8, 0x02, 0x00, 0x00, 0x00, 0x5b,
+				 0xc3, 0x48, 0x8b, 0x04, 0x24, 0xc3};
+/* mov $3,%cl; 1: loop 1b; ret */
+static const uint8_t f_loop[] = {0xb1, 0x03, 0xe2, 0xfe, 0xc3};
+/* jrcxz 1f; mov $1,%eax; 1: ret */
+static const uint8_t f_jrcxz[] = {0xe3, 0x05, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
+/* xbegin 1f; mov $1,%eax; 1: ret */
+static const uint8_t f_xbegin[] = {0xc7, 0xf8, 0x05, 0x00, 0x00, 0x00,
+				   0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
+/* f: push %rbp; mov %rsp,%rbp; mov $1,%eax; test %edi,%edi; jne f+2; pop %rbp; ret */
+static const uint8_t f_into[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x00, 0x00,
+				 0x00, 0x85, 0xff, 0x75, 0xf5, 0x5d, 0xc3};
+/* the same with jne f: lands on the patch point */
+static const uint8_t f_atpatch[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x00, 0x00,
+				    0x00, 0x85, 0xff, 0x75, 0xf3, 0x5d, 0xc3};
+/* f: endbr64; push %rbp; mov %rsp,%rbp; test %edi,%edi; jne f; pop %rbp; ret */
+static const uint8_t f_atfunc[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
+				   0xe5, 0x85, 0xff, 0x75, 0xf4, 0x5d, 0xc3};
+/* call *%rax; mov %rax,%rdi; ret */
+static const uint8_t f_icall[] = {0xff, 0xd0, 0x48, 0x89, 0xc7, 0xc3};
+/* push %rbx; push %rbp; push %r12; call *%rax; ret */
+static const uint8_t f_icall_last[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0xd0, 0xc3};
+/* mov %rdi,%rax; add $8,%rax; jmp *%rax */
+static const uint8_t f_unbounded[] = {0x48, 0x89, 0xf8, 0x48, 0x83, 0xc0, 0x08, 0xff, 0xe0};
+/* ret; int3 x 6 (function size 1) */
+static const uint8_t f_ret_int3[] = {0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc};
+/* ret; then another function: push %rbp; mov %rsp,%rbp */
+static const uint8_t f_ret_next[] = {0xc3, 0x55, 0x48, 0x89, 0xe5};
+/* ret; nopw %cs:0x0(%rax,%rax,1) (66 2e 0f 1f 84 ...) */
+static const uint8_t f_ret_nopw[] = {0xc3, 0x66, 0x2e, 0x0f, 0x1f, 0x84,
+				     0x00, 0x00, 0x00, 0x00, 0x00};
+/* ret; nopl 0x0(%rax) (0f 1f 40 00); nop */
+static const uint8_t f_ret_nopl[] = {0xc3, 0x0f, 0x1f, 0x40, 0x00, 0x90};
+/* xor %eax,%eax (no ret: may fall through); int3 x 5 */
+static const uint8_t f_fallthrough[] = {0x31, 0xc0, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc};
+/* push %rbx; push %rbp; push %r12; call *8(%rsp); ret */
+static const uint8_t f_icall_rsp[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0x54, 0x24, 0x08, 0xc3};
+/* 06 (push %es) is not an instruction in 64-bit mode */
+static const uint8_t f_bad[] = {0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc3};
+
+/* PIC jump tables, bounded by cmp $3 + ja (4 entries):
+ *	cmp $3,%edi; ja 9f; mov %edi,%edi; lea 8f(%rip),%rdx
+ *	movslq (%rdx,%rdi,4),%rax; add %rdx,%rax; jmp *%rax
+ * 1:	mov $10,%eax; ret
+ * 2:	mov $11,%eax; ret
+ * 3:	mov $12,%eax; ret
+ * 4:	mov $13,%eax; ret
+ * 9:	xor %eax,%eax; ret; xchg %ax,%ax
+ * 8:	.long 1b-8b, 2b-8b, 3b-8b, 4b-8b
+ * The code is 0x32 bytes, the table at 0x34. */
+static const uint8_t f_table_ok[] = {
+	0x83, 0xff, 0x03, 0x77, 0x2a, 0x89, 0xff, 0x48, 0x8d, 0x15, 0x26, 0x00, 0x00, 0x00,
+	0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0xb8, 0x0a, 0x00, 0x00, 0x00,
+	0xc3, 0xb8, 0x0b, 0x00, 0x00, 0x00, 0xc3, 0xb8, 0x0c, 0x00, 0x00, 0x00, 0xc3, 0xb8,
+	0x0d, 0x00, 0x00, 0x00, 0xc3, 0x31, 0xc0, 0xc3, 0x66, 0x90, 0xe3, 0xff, 0xff, 0xff,
+	0xe9, 0xff, 0xff, 0xff, 0xef, 0xff, 0xff, 0xff, 0xf5, 0xff, 0xff, 0xff};
+/* As above with two cases, 9 at 0x23, the table at 0x28:
+ * 8:	.long 1b-8b, 2b-8b, f+3-8b, 1b-8b   (f+3: the ja, inside the window) */
+static const uint8_t f_table_in[] = {
+	0x83, 0xff, 0x03, 0x77, 0x1e, 0x89, 0xff, 0x48, 0x8d, 0x15, 0x1a, 0x00, 0x00, 0x00,
+	0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0xb8, 0x0a, 0x00, 0x00, 0x00,
+	0xc3, 0xb8, 0x0b, 0x00, 0x00, 0x00, 0xc3, 0x31, 0xc0, 0xc3, 0x66, 0x90, 0xef, 0xff,
+	0xff, 0xff, 0xf5, 0xff, 0xff, 0xff, 0xdb, 0xff, 0xff, 0xff, 0xef, 0xff, 0xff, 0xff};
+/* f_table_ok without its bounds check: nop x 5 in place of cmp + ja */
+static const uint8_t f_table_unbounded[] = {
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x89, 0xff, 0x48, 0x8d, 0x15, 0x26, 0x00, 0x00, 0x00,
+	0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0xb8, 0x0a, 0x00, 0x00, 0x00,
+	0xc3, 0xb8, 0x0b, 0x00, 0x00, 0x00, 0xc3, 0xb8, 0x0c, 0x00, 0x00, 0x00, 0xc3, 0xb8,
+	0x0d, 0x00, 0x00, 0x00, 0xc3, 0x31, 0xc0, 0xc3, 0x66, 0x90, 0xe3, 0xff, 0xff, 0xff,
+	0xe9, 0xff, 0xff, 0xff, 0xef, 0xff, 0xff, 0xff, 0xf5, 0xff, 0xff, 0xff};
+
+struct plan_case {
+	int line;
+	const uint8_t *code;
+	size_t limit; /* readable bytes */
+	size_t size; /* function size */
+	int live; /* run-time address = the array's (its tables are read) */
+	int ok;
+	unsigned patch_off, window; /* when ok */
+	const char *why; /* when refused */
+	uint64_t why_off;
+};
+
+#define CODE(a) a, sizeof(a)
+
+static const struct plan_case plan_cases[] = {
+	{__LINE__, CODE(f_endbr), sizeof(f_endbr), 0, 1, 4, 8, NULL, 0},
+	{__LINE__, CODE(f_ripmov), sizeof(f_ripmov), 0, 1, 0, 6, NULL, 0},
+	{__LINE__, CODE(f_jcc), sizeof(f_jcc), 0, 1, 0, 9, NULL, 0},
+	{__LINE__, CODE(f_call), sizeof(f_call), 0, 1, 0, 6, NULL, 0},
+	{__LINE__, CODE(f_loop), sizeof(f_loop), 0, 0, 0, 0, "loop, jrcxz or xbegin in the window",
+	 2},
+	{__LINE__, CODE(f_jrcxz), sizeof(f_jrcxz), 0, 0, 0, 0,
+	 "loop, jrcxz or xbegin in the window", 0},
+	{__LINE__, CODE(f_xbegin), sizeof(f_xbegin), 0, 0, 0, 0,
+	 "loop, jrcxz or xbegin in the window", 0},
+	{__LINE__, CODE(f_into), sizeof(f_into), 0, 0, 0, 0, "branch into the window", 11},
+	{__LINE__, CODE(f_atpatch), sizeof(f_atpatch), 0, 1, 0, 9, NULL, 0},
+	{__LINE__, CODE(f_atfunc), sizeof(f_atfunc), 0, 1, 4, 6, NULL, 0},
+	{__LINE__, CODE(f_icall), sizeof(f_icall), 0, 0, 0, 0, "indirect call inside the window",
+	 0},
+	{__LINE__, CODE(f_icall_last), sizeof(f_icall_last), 0, 1, 0, 6, NULL, 0},
+	{__LINE__, CODE(f_icall_rsp), sizeof(f_icall_rsp), 0, 1, 0, 8, NULL, 0},
+	{__LINE__, CODE(f_unbounded), sizeof(f_unbounded), 0, 0, 0, 0,
+	 "indirect jump that cannot be bounded", 7},
+	{__LINE__, CODE(f_ret_int3), 1, 0, 1, 0, 5, NULL, 0},
+	{__LINE__, CODE(f_ret_next), 1, 0, 0, 0, 0, "window crosses the function end", 1},
+	{__LINE__, CODE(f_ret_nopw), 1, 0, 1, 0, 11, NULL, 0},
+	{__LINE__, CODE(f_ret_nopl), 1, 0, 1, 0, 5, NULL, 0},
+	/* the padding runs out before the window is whole */
+	{__LINE__, f_ret_int3, 3, 1, 0, 0, 0, 0, "undecodable instruction in the window", 3},
+	{__LINE__, CODE(f_fallthrough), 2, 0, 0, 0, 0, "short function that may fall through", 0},
+	{__LINE__, CODE(f_bad), sizeof(f_bad), 0, 0, 0, 0, "undecodable instruction in the window",
+	 0},
+	{__LINE__, CODE(f_table_ok), 0x32, 1, 1, 0, 5, NULL, 0},
+	{__LINE__, CODE(f_table_in), 0x26, 1, 0, 0, 0, "jump table entry lands inside the window",
+	 0x15},
+	{__LINE__, CODE(f_table_unbounded), 0x32, 1, 0, 0, 0,
+	 "indirect jump that cannot be bounded", 0x15},
+};
+
+static void test_plan(void)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(plan_cases) / sizeof(plan_cases[0]); i++) {
+		const struct plan_case *c = &plan_cases[i];
+		uint64_t func = c->live ? (uint64_t)(uintptr_t)c->code : FAKE;
+		struct cs_reloc_plan p;
+		const char *why = "unset";
+		uint64_t off = 99;
+		int r = cs_reloc_plan(c->code, func, func + c->size, func + c->limit, &p, &why,
+				      &off);
+
+		if ((r == 0) != c->ok || (!c->ok && (strcmp(why, c->why) || off != c->why_off)) ||
+		    (c->ok &&
+		     (p.patch != func + c->patch_off || p.window != c->window || p.func != func ||
+		      memcmp(p.orig, c->code + c->patch_off, c->window))))
+			printf("\nline %d: r=%d why=%s off=%llu window=%u\n", c->line, r,
+			       r ? why : "-", (unsigned long long)off, r ? 0 : p.window);
+		CU_ASSERT_EQUAL(r, c->ok ? 0 : -1);
+		if (c->ok) {
+			CU_ASSERT_PTR_NULL(why);
+			CU_ASSERT_EQUAL(p.func, func);
+			CU_ASSERT_EQUAL(p.patch, func + c->patch_off);
+			CU_ASSERT_EQUAL(p.window, c->window);
+			CU_ASSERT_EQUAL(memcmp(p.orig, c->code + c->patch_off, c->window), 0);
+		} else {
+			CU_ASSERT_STRING_EQUAL(why, c->why);
+			CU_ASSERT_EQUAL(off, c->why_off);
+		}
+	}
+}
+
+/* Expected thunk bytes are built with these. */
+static size_t put8(uint8_t *b, size_t n, unsigned v)
+{
+	b[n] = (uint8_t)v;
+	return n + 1;
+}
+
+static size_t put32(uint8_t *b, size_t n, uint64_t v)
+{
+	uint32_t x = (uint32_t)v;
+
+	memcpy(b + n, &x, 4);
+	return n + 4;
+}
+
+/* e9 rel32 from (at + n) to target */
+static size_t put_jmp(uint8_t *b, size_t n, uint64_t at, uint64_t target)
+{
+	n = put8(b, n, 0xe9);
+	return put32(b, n, target - (at + n + 4));
+}
+
+static int plan_fake(const uint8_t *code, size_t len, uint64_t func, struct cs_reloc_plan *p)
+{
+	const char *why;
+	uint64_t off;
+
+	return cs_reloc_plan(code, func, func + len, func + len, p, &why, &off);
+}
+
+static void check_emit(int line, const struct cs_reloc_plan *p, uint64_t thunk, const uint8_t *want,
+		       size_t n)
+{
+	uint8_t out[CS_THUNK_MAX];
+	const char *why = "unset";
+	int r = cs_reloc_emit(p, thunk, out, sizeof(out), &why);
+
+	if (r != (int)n || memcmp(out, want, n)) {
+		int i;
+
+		printf("\nline %d: r=%d why=%s\n got:", line, r, r < 0 ? why : "-");
+		for (i = 0; i < r; i++)
+			printf(" %02x", out[i]);
+		printf("\nwant:");
+		for (i = 0; i < (int)n; i++)
+			printf(" %02x", want[i]);
+		printf("\n");
+	}
+	CU_ASSERT_EQUAL(r, (int)n);
+	CU_ASSERT_EQUAL(memcmp(out, want, n), 0);
+	CU_ASSERT_PTR_NULL(why);
+}
+
+static void test_emit_rip(void)
+{
+	uint64_t thunk = FAKE + 0x40000000ull; /* 1 GB away */
+	struct cs_reloc_plan p;
+	uint8_t want[32];
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_ripmov, sizeof(f_ripmov), FAKE, &p), 0);
+	/* mov disp32(%rip),%eax aimed at FAKE + 6 + 0x100 */
+	n = put8(want, n, 0x8b);
+	n = put8(want, n, 0x05);
+	n = put32(want, n, (FAKE + 6 + 0x100) - (thunk + 6));
+	n = put_jmp(want, n, thunk, FAKE + 6);
+	check_emit(__LINE__, &p, thunk, want, n);
+
+	/* endbr64 kept in place: only the lea moves */
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_endbr, sizeof(f_endbr), FAKE, &p), 0);
+	n = 0;
+	n = put8(want, n, 0x55);
+	n = put8(want, n, 0x48);
+	n = put8(want, n, 0x89);
+	n = put8(want, n, 0xe5);
+	n = put8(want, n, 0x48);
+	n = put8(want, n, 0x83);
+	n = put8(want, n, 0xec);
+	n = put8(want, n, 0x10);
+	n = put_jmp(want, n, thunk, FAKE + 12);
+	check_emit(__LINE__, &p, thunk, want, n);
+}
+
+static void test_emit_rip_far(void)
+{
+	struct cs_reloc_plan p;
+	uint8_t out[CS_THUNK_MAX];
+	const char *why = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_ripmov, sizeof(f_ripmov), FAKE, &p), 0);
+	CU_ASSERT_EQUAL(cs_reloc_emit(&p, FAKE + 0xc0000000ull, out, sizeof(out), &why), -1);
+	CU_ASSERT_STRING_EQUAL(why, "rip-relative operand out of reach of the thunk");
+	/* too small a buffer fails instead of overrunning */
+	CU_ASSERT_EQUAL(cs_reloc_emit(&p, FAKE + 0x1000, out, 8, &why), -1);
+	CU_ASSERT_STRING_EQUAL(why, "thunk buffer too small");
+}
+
+static void test_emit_jcc(void)
+{
+	uint64_t thunk = FAKE + 0x100000;
+	struct cs_reloc_plan p;
+	uint8_t want[64];
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_jcc, sizeof(f_jcc), FAKE, &p), 0);
+	n = put8(want, n, 0x85);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0x0f); /* je rel32 to FAKE + 10 */
+	n = put8(want, n, 0x84);
+	n = put32(want, n, (FAKE + 10) - (thunk + 8));
+	n = put8(want, n, 0xb8);
+	n = put32(want, n, 1);
+	n = put_jmp(want, n, thunk, FAKE + 9);
+	check_emit(__LINE__, &p, thunk, want, n);
+
+	/* 3 GB away: jne over jmp *0(%rip) + the absolute target */
+	thunk = FAKE + 0xc0000000ull;
+	n = 0;
+	n = put8(want, n, 0x85);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0x75);
+	n = put8(want, n, 14);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0x25);
+	n = put32(want, n, 0);
+	n = put32(want, n, FAKE + 10);
+	n = put32(want, n, 0);
+	n = put8(want, n, 0xb8);
+	n = put32(want, n, 1);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0x25);
+	n = put32(want, n, 0);
+	n = put32(want, n, FAKE + 9);
+	n = put32(want, n, 0);
+	check_emit(__LINE__, &p, thunk, want, n);
+}
+
+static void test_emit_call(void)
+{
+	uint64_t thunk = FAKE + 0x2000;
+	struct cs_reloc_plan p;
+	uint8_t want[64];
+	size_t n = 0;
+
+	/* push %rbx; push $ret (low half, sign-extended); movl $hi,4(%rsp);
+	 * jmp callee; jmp back */
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_call, sizeof(f_call), FAKE, &p), 0);
+	n = put8(want, n, 0x53);
+	n = put8(want, n, 0x68);
+	n = put32(want, n, FAKE + 6);
+	n = put8(want, n, 0xc7);
+	n = put8(want, n, 0x44);
+	n = put8(want, n, 0x24);
+	n = put8(want, n, 0x04);
+	n = put32(want, n, 0);
+	n = put_jmp(want, n, thunk, FAKE + 8);
+	n = put_jmp(want, n, thunk, FAKE + 6);
+	check_emit(__LINE__, &p, thunk, want, n);
+
+	/* call *%rax last: the same push, then jmp *%rax */
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_icall_last, sizeof(f_icall_last), FAKE, &p), 0);
+	n = 0;
+	n = put8(want, n, 0x53);
+	n = put8(want, n, 0x55);
+	n = put8(want, n, 0x41);
+	n = put8(want, n, 0x54);
+	n = put8(want, n, 0x68);
+	n = put32(want, n, FAKE + 6);
+	n = put8(want, n, 0xc7);
+	n = put8(want, n, 0x44);
+	n = put8(want, n, 0x24);
+	n = put8(want, n, 0x04);
+	n = put32(want, n, 0);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0xe0);
+	n = put_jmp(want, n, thunk, FAKE + 6);
+	check_emit(__LINE__, &p, thunk, want, n);
+
+	/* call *8(%rsp): read after the push, so jmp *16(%rsp) */
+	CU_ASSERT_EQUAL_FATAL(plan_fake(f_icall_rsp, sizeof(f_icall_rsp), FAKE, &p), 0);
+	n = 0;
+	n = put8(want, n, 0x53);
+	n = put8(want, n, 0x55);
+	n = put8(want, n, 0x41);
+	n = put8(want, n, 0x54);
+	n = put8(want, n, 0x68);
+	n = put32(want, n, FAKE + 8);
+	n = put8(want, n, 0xc7);
+	n = put8(want, n, 0x44);
+	n = put8(want, n, 0x24);
+	n = put8(want, n, 0x04);
+	n = put32(want, n, 0);
+	n = put8(want, n, 0xff);
+	n = put8(want, n, 0x64);
+	n = put8(want, n, 0x24);
+	n = put8(want, n, 0x10);
+	n = put_jmp(want, n, thunk, FAKE + 8);
+	check_emit(__LINE__, &p, thunk, want, n);
+}
+
+/* ---- thunks that run ---- */
+
+/* mov 0xfa(%rip),%eax (reads offset 0x100); add $1,%eax; ret */
+static const uint8_t x_ripmov[] = {0x8b, 0x05, 0xfa, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc3};
+/* endbr64; lea 0xf0(%rip),%rax; ret: returns its own address + 0xff */
+static const uint8_t x_endlea[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x8d,
+				   0x05, 0xf0, 0x00, 0x00, 0x00, 0xc3};
+
+#define RUN_FUNC 0x0
+#define RUN_DATA 0x100
+#define RUN_THUNK 0x400
+#define RUN_STUB 0x800
+
+/* Copies code to a fresh RWX page, plans it, emits its thunk there,
+ * patches the entry with a jmp to a stub that jumps to the thunk.
+ * Returns the page (its function at RUN_FUNC) or NULL. */
+static uint8_t *install(const uint8_t *code, size_t len)
+{
+	uint8_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t base = (uint64_t)(uintptr_t)m;
+	struct cs_reloc_plan p;
+	const char *why = NULL;
+	uint64_t off;
+	size_t n;
+	int r;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	memset(m, 0xcc, 4096);
+	memcpy(m + RUN_FUNC, code, len);
+	put32(m, RUN_DATA, 41);
+	r = cs_reloc_plan(m, base, base + len, base + len, &p, &why, &off);
+	CU_ASSERT_EQUAL(r, 0);
+	if (r)
+		goto fail;
+	r = cs_reloc_emit(&p, base + RUN_THUNK, m + RUN_THUNK, CS_THUNK_MAX, &why);
+	CU_ASSERT(r > 0);
+	if (r <= 0)
+		goto fail;
+	/* the stub: jmp thunk */
+	n = put_jmp(m + RUN_STUB, 0, base + RUN_STUB, base + RUN_THUNK);
+	(void)n;
+	/* the patch: jmp stub, the rest of the window int3 */
+	memset(m + (p.patch - base), 0xcc, p.window);
+	put_jmp(m + (p.patch - base), 0, p.patch, base + RUN_STUB);
+	__builtin___clear_cache((char *)m, (char *)m + 4096);
+	return m;
+fail:
+	munmap(m, 4096);
+	return NULL;
+}
+
+typedef uint64_t (*fn1)(uint64_t);
+
+static fn1 as_fn(uint8_t *m)
+{
+	fn1 f;
+
+	memcpy(&f, &m, sizeof(f));
+	return f;
+}
+
+static void test_run(void)
+{
+	uint8_t *m;
+
+	m = install(x_ripmov, sizeof(x_ripmov));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(m[0], 0xe9); /* really patched */
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 42);
+	munmap(m, 4096);
+
+	m = install(f_jcc, sizeof(f_jcc));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 2);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(5), 1);
+	munmap(m, 4096);
+
+	/* the callee returns its return address: the original one */
+	m = install(f_call, sizeof(f_call));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 6);
+	munmap(m, 4096);
+
+	m = install(x_endlea, sizeof(x_endlea));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(m[0], 0xf3); /* endbr64 kept */
+	CU_ASSERT_EQUAL(m[4], 0xe9);
+	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 11 + 0xf0);
+	munmap(m, 4096);
+}
+
+/* Random bytes: plan never crashes and emits only what it accepted. */
+static void test_fuzz(void)
+{
+	uint8_t code[64], out[CS_THUNK_MAX];
+	uint64_t seed = 0x9e3779b97f4a7c15ull, off;
+	unsigned i, j, accepted = 0;
+
+	for (i = 0; i < 20000; i++) {
+		struct cs_reloc_plan p;
+		const char *why;
+
+		for (j = 0; j < sizeof(code); j++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			code[j] = (uint8_t)(seed >> 56);
+		}
+		if (cs_reloc_plan(code, FAKE, FAKE + 1 + i % 63, FAKE + sizeof(code), &p, &why,
+				  &off) == 0) {
+			accepted++;
+			CU_ASSERT(cs_reloc_emit(&p, FAKE + 0x10000, out, sizeof(out), &why) > 0);
+		} else {
+			CU_ASSERT_PTR_NOT_NULL(why);
+		}
+	}
+	printf("(%u of 20000 accepted) ", accepted);
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	suite = CU_add_suite("relocate", NULL, NULL);
+	CU_add_test(suite, "plan", test_plan);
+	CU_add_test(suite, "emit rip-relative", test_emit_rip);
+	CU_add_test(suite, "emit rip-relative out of reach", test_emit_rip_far);
+	CU_add_test(suite, "emit jcc", test_emit_jcc);
+	CU_add_test(suite, "emit call", test_emit_call);
+	CU_add_test(suite, "run patched functions", test_run);
+	CU_add_test(suite, "random bytes", test_fuzz);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
