@@ -78,6 +78,64 @@ static int rip_mem(const struct insn *x)
 	return -1;
 }
 
+/* True if x addresses memory relative to eip (address-size prefix): the
+ * encoder is not asked to move that. */
+static int eip_mem(const struct insn *x)
+{
+	unsigned i;
+
+	for (i = 0; i < x->in.operand_count; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (x->op[i].mem.base == ZYDIS_REGISTER_EIP ||
+		     x->op[i].mem.base == ZYDIS_REGISTER_IP))
+			return 1;
+	return 0;
+}
+
+#define KEPT_PREFIXES                                                                     \
+	(ZYDIS_ATTRIB_HAS_LOCK | ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |           \
+	 ZYDIS_ATTRIB_HAS_REPNE | ZYDIS_ATTRIB_HAS_XACQUIRE | ZYDIS_ATTRIB_HAS_XRELEASE | \
+	 ZYDIS_ATTRIB_HAS_SEGMENT)
+
+/* True if y is x re-encoded: same mnemonic, prefixes and operands, apart
+ * from the displacement of operand skip (the rip-relative one). */
+static int same_shape(const struct insn *x, const struct insn *y, int skip)
+{
+	unsigned i;
+
+	if (x->in.mnemonic != y->in.mnemonic ||
+	    x->in.operand_count_visible != y->in.operand_count_visible ||
+	    x->in.operand_width != y->in.operand_width ||
+	    (x->in.attributes & KEPT_PREFIXES) != (y->in.attributes & KEPT_PREFIXES))
+		return 0;
+	for (i = 0; i < x->in.operand_count_visible; i++) {
+		const ZydisDecodedOperand *a = &x->op[i], *b = &y->op[i];
+
+		if (a->type != b->type || a->size != b->size)
+			return 0;
+		switch (a->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER:
+			if (a->reg.value != b->reg.value)
+				return 0;
+			break;
+		case ZYDIS_OPERAND_TYPE_MEMORY:
+			if (a->mem.type != b->mem.type || a->mem.segment != b->mem.segment ||
+			    a->mem.base != b->mem.base || a->mem.index != b->mem.index ||
+			    a->mem.scale != b->mem.scale ||
+			    ((int)i != skip && a->mem.disp.value != b->mem.disp.value))
+				return 0;
+			break;
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+			if (a->imm.value.u != b->imm.value.u || a->imm.is_relative)
+				return 0;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static uint64_t abs_target(const struct insn *x, int opi, uint64_t addr)
 {
 	ZyanU64 t = 0;
@@ -134,7 +192,6 @@ static int is_terminator(const struct insn *x)
 	case ZYDIS_MNEMONIC_JMP:
 	case ZYDIS_MNEMONIC_UD2:
 	case ZYDIS_MNEMONIC_HLT:
-	case ZYDIS_MNEMONIC_INT3:
 		return 1;
 	default:
 		return 0;
@@ -389,15 +446,18 @@ static int check_movable(const struct insn *x, uint64_t addr, int last, const ch
 		*why = "indirect call inside the window";
 		return -1;
 	}
+	if (eip_mem(x)) {
+		*why = "eip-relative operand in the window";
+		return -1;
+	}
 	i = rel_imm(x);
 	if (i >= 0) {
-		if (x->in.mnemonic != ZYDIS_MNEMONIC_JMP && x->in.mnemonic != ZYDIS_MNEMONIC_CALL &&
-		    x->in.meta.category != ZYDIS_CATEGORY_COND_BR) {
-			*why = "relative operand that cannot be re-encoded";
-			return -1;
-		}
-		if (x->in.operand_width != 64 && x->in.mnemonic != ZYDIS_MNEMONIC_JMP &&
-		    x->in.meta.category != ZYDIS_CATEGORY_COND_BR) {
+		/* jmp, jcc and call with a 64-bit operand size: a 66 prefix
+		 * would truncate the target on some processors */
+		if ((x->in.mnemonic != ZYDIS_MNEMONIC_JMP &&
+		     x->in.mnemonic != ZYDIS_MNEMONIC_CALL &&
+		     x->in.meta.category != ZYDIS_CATEGORY_COND_BR) ||
+		    x->in.operand_width != 64) {
 			*why = "relative operand that cannot be re-encoded";
 			return -1;
 		}
@@ -554,6 +614,15 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 	plan->window = (unsigned)(a - patch);
 	plan->ninsn = ninsn;
 	memcpy(plan->orig, code + (patch - func), plan->window);
+	/* A trial where everything is in reach: what fails now (a call that
+	 * cannot be emulated, say) would fail whatever the thunk's address. */
+	{
+		uint8_t trial[CS_THUNK_MAX];
+
+		*why_off = patch - func;
+		if (cs_reloc_emit(plan, patch, trial, sizeof(trial), why) < 0)
+			return -1;
+	}
 	*why = NULL;
 	return 0;
 }
@@ -645,6 +714,19 @@ static int put_abs_jump(struct out *o, uint64_t target)
 	return put_bytes(o, &target, sizeof(target));
 }
 
+/* True if the instruction written at o->buf + start is m to target. */
+static int lands(const struct out *o, size_t start, ZydisMnemonic m, uint64_t target)
+{
+	ZydisDecoder d;
+	struct insn y;
+	int i;
+
+	decoder_init(&d);
+	return !decode(&d, o->buf + start, o->len - start, &y) && y.in.mnemonic == m &&
+	       y.in.length == o->len - start && (i = rel_imm(&y)) >= 0 &&
+	       abs_target(&y, i, o->addr + start) == target;
+}
+
 static int put_jump(struct out *o, ZydisMnemonic m, uint64_t target)
 {
 	ZydisEncoderRequest r;
@@ -657,7 +739,7 @@ static int put_jump(struct out *o, ZydisMnemonic m, uint64_t target)
 	r.operands[0].imm.u = target;
 	/* jmp rel32 is 5 bytes, jcc rel32 6 */
 	if (rel32_reaches(o->addr + o->len + (m == ZYDIS_MNEMONIC_JMP ? 5 : 6), target) &&
-	    !put(o, &r, 1))
+	    !put(o, &r, 1) && lands(o, start, m, target))
 		return 0;
 	o->len = start;
 	if (m != ZYDIS_MNEMONIC_JMP) {
@@ -717,11 +799,27 @@ static int reencode_rip(const struct insn *x, uint64_t from, uint64_t to, uint8_
 	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstructionAbsolute(&r, buf, &n, to)))
 		return -1;
 	decoder_init(&d);
-	if (decode(&d, buf, n, &y) || y.in.length != n || y.in.mnemonic != x->in.mnemonic ||
-	    (j = rip_mem(&y)) < 0 || abs_target(&y, j, to) != target)
+	if (decode(&d, buf, n, &y) || y.in.length != n || (j = rip_mem(&y)) != i ||
+	    !same_shape(x, &y, i) || abs_target(&y, j, to) != target)
 		return -1;
 	*len = n;
 	return 0;
+}
+
+/* True if the instruction written at o->buf + start is the jmp through
+ * the operand of indirect call x (an rsp base read 8 bytes further). */
+static int is_jmp_of(const struct out *o, size_t start, const struct insn *x)
+{
+	ZydisDecoder d;
+	struct insn y, want = *x;
+
+	want.in.mnemonic = ZYDIS_MNEMONIC_JMP;
+	if (want.op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    family(want.op[0].mem.base) == ZYDIS_REGISTER_RSP)
+		want.op[0].mem.disp.value += 8;
+	decoder_init(&d);
+	return !decode(&d, o->buf + start, o->len - start, &y) && y.in.length == o->len - start &&
+	       same_shape(&want, &y, -1);
 }
 
 /* call: push the original return address, then jump to the callee (a
@@ -743,7 +841,8 @@ static int put_call(struct out *o, const struct insn *x, uint64_t addr, uint64_t
 	if (r.operands[0].type == ZYDIS_OPERAND_TYPE_REGISTER) {
 		if (family(r.operands[0].reg.value) == ZYDIS_REGISTER_RSP)
 			return -1;
-		return put(o, &r, 0);
+		n = o->len;
+		return put(o, &r, 0) || !is_jmp_of(o, n, x) ? -1 : 0;
 	}
 	if (r.operands[0].type != ZYDIS_OPERAND_TYPE_MEMORY)
 		return -1;
@@ -770,10 +869,8 @@ static int put_call(struct out *o, const struct insn *x, uint64_t addr, uint64_t
 		return 0;
 	}
 	n = o->len;
-	if (put(o, &r, 0)) {
-		o->len = n;
+	if (put(o, &r, 0) || !is_jmp_of(o, n, x))
 		return -1;
-	}
 	return 0;
 }
 

@@ -90,6 +90,19 @@ static const uint8_t f_table_unbounded[] = {
 	0x0d, 0x00, 0x00, 0x00, 0xc3, 0x31, 0xc0, 0xc3, 0x66, 0x90, 0xe3, 0xff, 0xff, 0xff,
 	0xe9, 0xff, 0xff, 0xff, 0xef, 0xff, 0xff, 0xff, 0xf5, 0xff, 0xff, 0xff};
 
+/* f_table_ok with its last case (at 0x29) turned into jmp 0x7: a branch
+ * into the table's set-up, past the bounds check */
+static const uint8_t f_table_skip[] = {
+	0x83, 0xff, 0x03, 0x77, 0x2a, 0x89, 0xff, 0x48, 0x8d, 0x15, 0x26, 0x00, 0x00, 0x00,
+	0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0xb8, 0x0a, 0x00, 0x00, 0x00,
+	0xc3, 0xb8, 0x0b, 0x00, 0x00, 0x00, 0xc3, 0xb8, 0x0c, 0x00, 0x00, 0x00, 0xc3, 0xeb,
+	0xdc, 0x90, 0x90, 0x90, 0x90, 0x31, 0xc0, 0xc3, 0x66, 0x90, 0xe3, 0xff, 0xff, 0xff,
+	0xe9, 0xff, 0xff, 0xff, 0xef, 0xff, 0xff, 0xff, 0xf5, 0xff, 0xff, 0xff};
+/* mov 0x0(%eip),%eax; ret */
+static const uint8_t f_eip[] = {0x67, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00, 0xc3};
+/* push %rbx; push %rbp; push %r12; call *%rsp; ret */
+static const uint8_t f_call_rsp[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0xd4, 0xc3};
+
 struct plan_case {
 	int line;
 	const uint8_t *code;
@@ -138,6 +151,10 @@ static const struct plan_case plan_cases[] = {
 	 0x15},
 	{__LINE__, CODE(f_table_unbounded), 0x32, 1, 0, 0, 0,
 	 "indirect jump that cannot be bounded", 0x15},
+	{__LINE__, CODE(f_table_skip), 0x32, 1, 0, 0, 0, "branch into a jump table's bounds check",
+	 0x29},
+	{__LINE__, CODE(f_eip), sizeof(f_eip), 0, 0, 0, 0, "eip-relative operand in the window", 0},
+	{__LINE__, CODE(f_call_rsp), sizeof(f_call_rsp), 0, 0, 0, 0, "call cannot be emulated", 0},
 };
 
 static void test_plan(void)
@@ -466,6 +483,65 @@ static void test_run(void)
 	munmap(m, 4096);
 }
 
+/* Absolute (non-PIC) jump tables need a table address below 2 GB:
+ *	abst: cmp $2,%edi; ja 9f; jmp *LOW+0x100(,%rdi,8); 9: xor %eax,%eax; ret
+ *	absm: cmp $2,%edi; ja 9f; mov %edi,%eax; mov LOW+0x100(,%rax,8),%rax
+ *	      jmp *%rax; 9: xor %eax,%eax; ret */
+#define LOW 0x3e000000ull
+static const uint8_t f_abst[] = {0x83, 0xff, 0x02, 0x77, 0x07, 0xff, 0x24, 0xfd,
+				 0x00, 0x01, 0x00, 0x3e, 0x31, 0xc0, 0xc3};
+static const uint8_t f_absm[] = {0x83, 0xff, 0x02, 0x77, 0x0c, 0x89, 0xf8, 0x48, 0x8b, 0x04,
+				 0xc5, 0x00, 0x01, 0x00, 0x3e, 0xff, 0xe0, 0x31, 0xc0, 0xc3};
+
+static void test_abs_tables(void)
+{
+	static const struct {
+		int line;
+		const uint8_t *code;
+		size_t len;
+		uint64_t entry2; /* third entry, function offset */
+		const char *why;
+		uint64_t why_off;
+	} cases[] = {
+		{__LINE__, CODE(f_abst), 12, NULL, 0},
+		{__LINE__, CODE(f_abst), 3, "jump table entry lands inside the window", 5},
+		{__LINE__, CODE(f_absm), 17, NULL, 0},
+		{__LINE__, CODE(f_absm), 4, "jump table entry lands inside the window", 15},
+	};
+	uint8_t *m = mmap((void *)(uintptr_t)LOW, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	unsigned i;
+
+	if (m != (uint8_t *)(uintptr_t)LOW) {
+		printf("(no mapping at 0x%llx: not run) ", LOW);
+		if (m != MAP_FAILED)
+			munmap(m, 4096);
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cs_reloc_plan p;
+		const char *why = "unset";
+		uint64_t off = 99, e[3] = {LOW + cases[i].len - 3, LOW + cases[i].len - 3,
+					   LOW + cases[i].entry2};
+		int r;
+
+		memcpy(m, cases[i].code, cases[i].len);
+		memcpy(m + 0x100, e, sizeof(e));
+		r = cs_reloc_plan(m, LOW, LOW + cases[i].len, LOW + cases[i].len, &p, &why, &off);
+		if (r != (cases[i].why ? -1 : 0))
+			printf("\nline %d: r=%d why=%s\n", cases[i].line, r, why);
+		if (cases[i].why) {
+			CU_ASSERT_EQUAL(r, -1);
+			CU_ASSERT_STRING_EQUAL(why, cases[i].why);
+			CU_ASSERT_EQUAL(off, cases[i].why_off);
+		} else {
+			CU_ASSERT_EQUAL(r, 0);
+			CU_ASSERT_EQUAL(p.window, 5);
+		}
+	}
+	munmap(m, 4096);
+}
+
 /* Random bytes: plan never crashes and emits only what it accepted. */
 static void test_fuzz(void)
 {
@@ -505,6 +581,7 @@ int main(void)
 	CU_add_test(suite, "emit rip-relative out of reach", test_emit_rip_far);
 	CU_add_test(suite, "emit jcc", test_emit_jcc);
 	CU_add_test(suite, "emit call", test_emit_call);
+	CU_add_test(suite, "absolute jump tables", test_abs_tables);
 	CU_add_test(suite, "run patched functions", test_run);
 	CU_add_test(suite, "random bytes", test_fuzz);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
