@@ -366,8 +366,9 @@ static int find_table(const struct fn *f, const uint64_t *hist, int k, struct ta
 		    x.in.meta.category == ZYDIS_CATEGORY_CALL ||
 		    x.in.meta.category == ZYDIS_CATEGORY_RET)
 			return -1;
-		if (writes(&x, X) || (state >= 1 && writes(&x, A)) ||
-		    (state == 2 && writes(&x, idx)))
+		/* X matters only after its load; writes of the index between
+		 * the lea and the load (mov %esi,%esi) are find_bound's to judge */
+		if ((state <= 1 && writes(&x, X)) || (state >= 1 && writes(&x, A)))
 			return -1;
 	}
 	return -1;
