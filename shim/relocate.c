@@ -451,6 +451,10 @@ static int check_movable(const struct insn *x, uint64_t addr, int last, const ch
 		*why = "eip-relative operand in the window";
 		return -1;
 	}
+	if (x->in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR) {
+		*why = "far branch in the window";
+		return -1;
+	}
 	i = rel_imm(x);
 	if (i >= 0) {
 		/* jmp, jcc and call with a 64-bit operand size: a 66 prefix
@@ -677,11 +681,6 @@ static int rel32_reaches(uint64_t from_end, uint64_t target)
 	return d >= INT32_MIN && d <= INT32_MAX;
 }
 
-/* jmp (or jcc m) to target: rel32 when it reaches, else jmp *0(%rip) and
- * the absolute address (a jcc then becomes the inverse jcc over it).
- * Returns 0 or -1. */
-static int put_jump(struct out *o, ZydisMnemonic m, uint64_t target);
-
 /* The inverse of condition jump m, or ZYDIS_MNEMONIC_INVALID. */
 static ZydisMnemonic jcc_inverse(ZydisMnemonic m)
 {
@@ -728,6 +727,9 @@ static int lands(const struct out *o, size_t start, ZydisMnemonic m, uint64_t ta
 	       abs_target(&y, i, o->addr + start) == target;
 }
 
+/* jmp (or jcc m) to target: rel32 when it reaches, else jmp *0(%rip) and
+ * the absolute address (a jcc then becomes the inverse jcc over it).
+ * Returns 0 or -1. */
 static int put_jump(struct out *o, ZydisMnemonic m, uint64_t target)
 {
 	ZydisEncoderRequest r;
