@@ -456,15 +456,18 @@ static const uint8_t x_ripmov[] = {0x8b, 0x05, 0xfa, 0x00, 0x00, 0x00, 0x83, 0xc
 static const uint8_t x_endlea[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x8d,
 				   0x05, 0xf0, 0x00, 0x00, 0x00, 0xc3};
 
+/* mov $7,%al; ret */
+static const uint8_t x_short[] = {0xb0, 0x07, 0xc3};
+
 #define RUN_FUNC 0x0
 #define RUN_DATA 0x100
 #define RUN_THUNK 0x400
 #define RUN_STUB 0x800
 
-/* Copies code to a fresh RWX page, plans it, emits its thunk there,
+/* Copies code (len bytes, the function size of them) to a fresh RWX page, plans it, emits its thunk there,
  * patches the entry with a jmp to a stub that jumps to the thunk.
  * Returns the page (its function at RUN_FUNC) or NULL. */
-static uint8_t *install(const uint8_t *code, size_t len)
+static uint8_t *install(const uint8_t *code, size_t len, size_t size)
 {
 	uint8_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -480,7 +483,8 @@ static uint8_t *install(const uint8_t *code, size_t len)
 	memset(m, 0xcc, 4096);
 	memcpy(m + RUN_FUNC, code, len);
 	put32(m, RUN_DATA, 41);
-	r = cs_reloc_plan(m, base, base + len, base + len, &p, &why, &off);
+	/* int3 after the code, up to the data */
+	r = cs_reloc_plan(m, base, base + size, base + RUN_DATA, &p, &why, &off);
 	CU_ASSERT_EQUAL(r, 0);
 	if (r)
 		goto fail;
@@ -515,25 +519,42 @@ static void test_run(void)
 {
 	uint8_t *m;
 
-	m = install(x_ripmov, sizeof(x_ripmov));
+	m = install(x_ripmov, sizeof(x_ripmov), sizeof(x_ripmov));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(m[0], 0xe9); /* really patched */
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 42);
 	munmap(m, 4096);
 
-	m = install(f_jcc, sizeof(f_jcc));
+	m = install(f_jcc, sizeof(f_jcc), sizeof(f_jcc));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 2);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(5), 1);
 	munmap(m, 4096);
 
 	/* the callee returns its return address: the original one */
-	m = install(f_call, sizeof(f_call));
+	m = install(f_call, sizeof(f_call), sizeof(f_call));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 6);
 	munmap(m, 4096);
 
-	m = install(x_endlea, sizeof(x_endlea));
+	/* cmp + ja moved, the table read through the original code */
+	m = install(f_table_ok, sizeof(f_table_ok), 0x32);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 10);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(1), 11);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(2), 12);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(3), 13);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(4), 0);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(~0u), 0);
+	munmap(m, 4096);
+
+	/* a 3-byte function: the window takes 2 bytes of int3 padding */
+	m = install(x_short, sizeof(x_short), sizeof(x_short));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL((uint8_t)as_fn(m)(0), 7);
+	munmap(m, 4096);
+
+	m = install(x_endlea, sizeof(x_endlea), sizeof(x_endlea));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(m[0], 0xf3); /* endbr64 kept */
 	CU_ASSERT_EQUAL(m[4], 0xe9);
