@@ -2,6 +2,8 @@
 /* Units: entry relocation (relocate.c): what cs_reloc_plan accepts and
  * refuses, the exact bytes cs_reloc_emit writes, and thunks that run. */
 #include <CUnit/Basic.h>
+#include <elf.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -647,6 +649,94 @@ static void test_fuzz(void)
 	printf("(%u of 20000 accepted) ", accepted);
 }
 
+/* Every function of the C library (.dynsym, sizes known): each plan is
+ * whole (its bytes are the live ones) and each accepted one emits. */
+struct sweep {
+	unsigned total, accepted, emitted, bad;
+};
+
+static int sweep_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *sym = NULL;
+	const uint32_t *gnu_hash = NULL;
+	uint64_t xlo = 0, xhi = 0;
+	struct sweep *w = arg;
+	size_t nsym = 0, k;
+	int i;
+
+	if (!strstr(info->dlpi_name, "/libc.so"))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(uintptr_t)(info->dlpi_addr + ph->p_vaddr);
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			xlo = info->dlpi_addr + ph->p_vaddr;
+			xhi = xlo + ph->p_memsz;
+		}
+	}
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		if (dyn->d_tag == DT_SYMTAB)
+			sym = (const ElfW(Sym) *)dyn->d_un.d_ptr;
+		if (dyn->d_tag == DT_GNU_HASH)
+			gnu_hash = (const uint32_t *)dyn->d_un.d_ptr;
+	}
+	if (!sym || !gnu_hash)
+		return 1;
+	{
+		/* the symbol count: past the last chain of the largest bucket */
+		uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1], bloom = gnu_hash[2];
+		const uint32_t *buckets = gnu_hash + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+		const uint32_t *chain = buckets + nbuckets;
+		uint32_t b, last = 0;
+
+		for (b = 0; b < nbuckets; b++)
+			if (buckets[b] > last)
+				last = buckets[b];
+		if (last) {
+			while (!(chain[last - symoffset] & 1))
+				last++;
+			nsym = last + 1;
+		}
+	}
+	for (k = 0; k < nsym; k++) {
+		uint64_t a = info->dlpi_addr + sym[k].st_value, end = a + sym[k].st_size;
+		uint8_t out[CS_THUNK_MAX];
+		struct cs_reloc_plan p;
+		const char *why;
+		uint64_t off;
+
+		if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF ||
+		    !sym[k].st_size || a < xlo || end > xhi)
+			continue;
+		w->total++;
+		if (cs_reloc_plan((const uint8_t *)(uintptr_t)a, a, end,
+				  end + 16 < xhi ? end + 16 : xhi, &p, &why, &off))
+			continue;
+		w->accepted++;
+		if (p.window < CS_PATCH_JMP_SIZE || p.window > CS_PATCH_JMP_SIZE - 1 + 15 ||
+		    memcmp(p.orig, (const void *)(uintptr_t)p.patch, p.window))
+			w->bad++;
+		if (cs_reloc_emit(&p, a + 0x10000000, out, sizeof(out), &why) > 0)
+			w->emitted++;
+	}
+	return 1;
+}
+
+static void test_libc(void)
+{
+	struct sweep w = {0, 0, 0, 0};
+
+	dl_iterate_phdr(sweep_module, &w);
+	printf("(%u of %u accepted) ", w.accepted, w.total);
+	CU_ASSERT(w.total > 100);
+	CU_ASSERT(w.accepted > 0);
+	CU_ASSERT_EQUAL(w.bad, 0);
+	CU_ASSERT_EQUAL(w.emitted, w.accepted);
+}
+
 int main(void)
 {
 	CU_pSuite suite;
@@ -663,6 +753,7 @@ int main(void)
 	CU_add_test(suite, "absolute jump tables", test_abs_tables);
 	CU_add_test(suite, "run patched functions", test_run);
 	CU_add_test(suite, "random bytes", test_fuzz);
+	CU_add_test(suite, "the C library", test_libc);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_tests_failed();
