@@ -254,12 +254,15 @@ struct table {
 /* Walks back from the table load at hist[k] to the bounds check: `cmp
  * $N, %I` immediately followed by ja (N + 1 entries) or jae (N entries),
  * with no write of the index in between except zero-extending moves within
- * one register or renames (`mov %eJ, %eI`).  Returns 0 or -1. */
+ * one register or renames (`mov %eJ, %eI`, `movzbl %jl, %eI`).  The
+ * compilers' guarantee that a 32-bit index was zero-extended when it was
+ * computed is trusted; a narrower compare needs a zero extension after it.
+ * Returns 0 or -1. */
 static int find_bound(const struct fn *f, const uint64_t *hist, int k, ZydisRegister idx,
 		      struct table *t)
 {
 	struct insn x, c;
-	int i;
+	int i, zext = 0;
 
 	for (i = k - 1; i >= 1; i--) {
 		if (decode_fn(f, hist[i], &x))
@@ -271,6 +274,10 @@ static int find_bound(const struct fn *f, const uint64_t *hist, int k, ZydisRegi
 				return -1;
 			t->count = c.op[1].imm.value.u;
 			if (c.op[1].imm.is_signed && c.op[1].imm.value.s < 0)
+				return -1;
+			/* a byte or word compare bounds the load's index only
+			 * through a zero extension after it */
+			if (c.op[0].size < 32 && !zext)
 				return -1;
 			if (x.in.mnemonic == ZYDIS_MNEMONIC_JNBE)
 				t->count++;
@@ -291,6 +298,7 @@ static int find_bound(const struct fn *f, const uint64_t *hist, int k, ZydisRegi
 		    x.op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    (x.in.mnemonic == ZYDIS_MNEMONIC_MOVZX || x.op[1].size == 32)) {
 			idx = family(x.op[1].reg.value);
+			zext = 1;
 			continue;
 		}
 		return -1;
