@@ -323,10 +323,11 @@ struct cs_reloc_plan {
 /* Decides whether the entry of the function [func, func_end) can be
  * patched.  code points at the function's bytes as they are at run-time
  * address func (normally code == (uint8_t *)func; tests pass a buffer),
- * readable up to limit_end >= func_end; bytes in [func_end, limit_end) are
- * only used when the window crosses func_end, and must then be padding
- * (int3, nop forms) after a function whose last instruction is a ret, jmp,
- * ud2, hlt or int3.  A leading endbr64 is kept: the patch point follows it.
+ * readable up to limit_end >= func_end, which must not pass the next
+ * function's start (a function that begins with nops is no padding); bytes
+ * in [func_end, limit_end) are only used when the window crosses func_end,
+ * and must then be padding (int3, nop forms) after a function whose last
+ * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the patch point follows it.
  * Checks: the window holds whole decodable instructions, none of them
  * loop/jrcxz/xbegin, an indirect call before the window's end, or anything
  * the encoder cannot move; no direct branch or rip-relative lea of the

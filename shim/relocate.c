@@ -533,8 +533,11 @@ static int check_function(const struct fn *f, uint64_t lo, uint64_t hi, const ch
 		return 0;
 	/* Second pass: nothing may enter a table's set-up past its check. */
 	for (a = f->func; a < f->func_end; a += x.in.length) {
-		if (decode_fn(f, a, &x))
+		if (decode_fn(f, a, &x)) {
+			*why_off = a - f->func;
+			*why = "undecodable instruction in the function";
 			return -1;
+		}
 		if (!code_target(&x, a, &target))
 			continue;
 		for (i = 0; i < nspans; i++) {
@@ -557,8 +560,11 @@ static int check_tail(const struct fn *f, uint64_t patch, uint64_t wend, const c
 	struct insn x;
 
 	for (a = patch; a < f->func_end; a += x.in.length) {
-		if (decode_fn(f, a, &x))
+		if (decode_fn(f, a, &x)) {
+			*why_off = a - f->func;
+			*why = "undecodable instruction in the window";
 			return -1;
+		}
 		last = a;
 	}
 	*why_off = f->func_end - f->func;
