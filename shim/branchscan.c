@@ -31,6 +31,8 @@ struct cache_header {
 	uint64_t sum; /* FNV-1a of the offsets: catches a damaged body */
 };
 
+_Static_assert(sizeof(struct cache_header) == 96, "cache file header layout");
+
 /* In-memory cache: one entry per build-id seen. */
 struct mem_entry {
 	struct mem_entry *next;
@@ -138,6 +140,24 @@ static int scan_span(const ZydisDecoder *d, uint64_t a, uint64_t end, uint64_t l
 	return 0;
 }
 
+/* Index of the first of the n sorted values v[] above x. */
+static size_t first_above(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+
+		if (v[m] <= x)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/* Decodes every range, restarting at each function start inside it, into
+ * v (sorted, unique).  Returns 0 or -ENOMEM. */
 static int scan(const uint64_t *lo, const uint64_t *hi, unsigned nranges, const uint64_t *starts,
 		size_t nstarts, struct vec *v)
 {
@@ -147,25 +167,12 @@ static int scan(const uint64_t *lo, const uint64_t *hi, unsigned nranges, const 
 	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (r = 0; r < nranges; r++) {
 		uint64_t a = lo[r];
-		size_t s = 0;
+		size_t s;
 
 		if (hi[r] <= lo[r])
 			continue;
-		/* first start past the range's beginning */
-		{
-			size_t l = 0, h = nstarts;
-
-			while (l < h) {
-				size_t m = l + (h - l) / 2;
-
-				if (starts[m] <= lo[r])
-					l = m + 1;
-				else
-					h = m;
-			}
-			s = l;
-		}
-		for (; s < nstarts && starts[s] < hi[r]; s++) {
+		for (s = first_above(starts, nstarts, lo[r]); s < nstarts && starts[s] < hi[r];
+		     s++) {
 			if (scan_span(&d, a, starts[s], hi[r], lo, hi, nranges, v))
 				return -ENOMEM;
 			a = starts[s];
@@ -453,18 +460,9 @@ int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs
 
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi)
 {
-	size_t l = 0, h = s->n;
+	size_t i = first_above(s->addr, s->n, lo);
 
-	/* first address > lo */
-	while (l < h) {
-		size_t m = l + (h - l) / 2;
-
-		if (s->addr[m] <= lo)
-			l = m + 1;
-		else
-			h = m;
-	}
-	return l < s->n && s->addr[l] < hi;
+	return i < s->n && s->addr[i] < hi;
 }
 
 void cs_branches_free(struct cs_branch_set *s)
