@@ -474,18 +474,18 @@ static const uint8_t x_short[] = {0xb0, 0x07, 0xc3};
 #define RUN_THUNK 0x400
 #define RUN_STUB 0x800
 
-/* Copies code (len bytes, the function size of them) to a fresh RWX page, plans it, emits its thunk there,
- * patches the entry with a jmp to a stub that jumps to the thunk.
- * Returns the page (its function at RUN_FUNC) or NULL. */
-static uint8_t *install(const uint8_t *code, size_t len, size_t size)
+/* Copies code (len bytes, the function size of them) to a fresh RWX page,
+ * plans it, emits its thunk in the page or at far, and patches the entry
+ * with a jmp to a stub that jumps to the thunk.  Returns the page (its
+ * function at RUN_FUNC) or NULL. */
+static uint8_t *install(const uint8_t *code, size_t len, size_t size, uint8_t *far)
 {
 	uint8_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t base = (uint64_t)(uintptr_t)m;
+	uint64_t base = (uint64_t)(uintptr_t)m, thunk;
 	struct cs_reloc_plan p;
 	const char *why = NULL;
 	uint64_t off;
-	size_t n;
 	int r;
 
 	if (m == MAP_FAILED)
@@ -498,13 +498,22 @@ static uint8_t *install(const uint8_t *code, size_t len, size_t size)
 	CU_ASSERT_EQUAL(r, 0);
 	if (r)
 		goto fail;
-	r = cs_reloc_emit(&p, base + RUN_THUNK, m + RUN_THUNK, CS_THUNK_MAX, &why);
+	thunk = far ? (uint64_t)(uintptr_t)far : base + RUN_THUNK;
+	r = cs_reloc_emit(&p, thunk, far ? far : m + RUN_THUNK, CS_THUNK_MAX, &why);
 	CU_ASSERT(r > 0);
 	if (r <= 0)
 		goto fail;
-	/* the stub: jmp thunk */
-	n = put_jmp(m + RUN_STUB, 0, base + RUN_STUB, base + RUN_THUNK);
-	(void)n;
+	if (far) {
+		/* the stub: jmp *0(%rip); .quad thunk */
+		m[RUN_STUB] = 0xff;
+		m[RUN_STUB + 1] = 0x25;
+		put32(m, RUN_STUB + 2, 0);
+		memcpy(m + RUN_STUB + 6, &thunk, 8);
+		__builtin___clear_cache((char *)far, (char *)far + 4096);
+	} else {
+		/* the stub: jmp thunk */
+		put_jmp(m + RUN_STUB, 0, base + RUN_STUB, thunk);
+	}
 	/* the patch: jmp stub, the rest of the window int3 */
 	memset(m + (p.patch - base), 0xcc, p.window);
 	put_jmp(m + (p.patch - base), 0, p.patch, base + RUN_STUB);
@@ -529,26 +538,26 @@ static void test_run(void)
 {
 	uint8_t *m;
 
-	m = install(x_ripmov, sizeof(x_ripmov), sizeof(x_ripmov));
+	m = install(x_ripmov, sizeof(x_ripmov), sizeof(x_ripmov), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(m[0], 0xe9); /* really patched */
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 42);
 	munmap(m, 4096);
 
-	m = install(f_jcc, sizeof(f_jcc), sizeof(f_jcc));
+	m = install(f_jcc, sizeof(f_jcc), sizeof(f_jcc), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 2);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(5), 1);
 	munmap(m, 4096);
 
 	/* the callee returns its return address: the original one */
-	m = install(f_call, sizeof(f_call), sizeof(f_call));
+	m = install(f_call, sizeof(f_call), sizeof(f_call), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 6);
 	munmap(m, 4096);
 
 	/* cmp + ja moved, the table read through the original code */
-	m = install(f_table_ok, sizeof(f_table_ok), 0x32);
+	m = install(f_table_ok, sizeof(f_table_ok), 0x32, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 10);
 	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(1), 11);
@@ -559,17 +568,59 @@ static void test_run(void)
 	munmap(m, 4096);
 
 	/* a 3-byte function: the window takes 2 bytes of int3 padding */
-	m = install(x_short, sizeof(x_short), sizeof(x_short));
+	m = install(x_short, sizeof(x_short), sizeof(x_short), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL((uint8_t)as_fn(m)(0), 7);
 	munmap(m, 4096);
 
-	m = install(x_endlea, sizeof(x_endlea), sizeof(x_endlea));
+	m = install(x_endlea, sizeof(x_endlea), sizeof(x_endlea), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(m[0], 0xf3); /* endbr64 kept */
 	CU_ASSERT_EQUAL(m[4], 0xe9);
 	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 11 + 0xf0);
 	munmap(m, 4096);
+}
+
+/* The same functions with their thunks 8 GB away: every jump leaves
+ * through jmp *0(%rip), a jcc through its inverse over it. */
+static void test_run_far(void)
+{
+	uint8_t *hint = (uint8_t *)mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *far, *m;
+
+	CU_ASSERT_FATAL(hint != MAP_FAILED);
+	munmap(hint, 4096);
+	far = mmap(hint + (8ull << 30), 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (far == MAP_FAILED)
+		far = mmap(hint - (8ull << 30), 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (far == MAP_FAILED) {
+		printf("(no mapping 8 GB away: not run) ");
+		return;
+	}
+
+	memset(far, 0xcc, 4096);
+	m = install(f_jcc, sizeof(f_jcc), sizeof(f_jcc), far);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(far[2], 0x75); /* jne over the absolute jump */
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(0), 2);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(5), 1);
+	munmap(m, 4096);
+
+	memset(far, 0xcc, 4096);
+	m = install(f_call, sizeof(f_call), sizeof(f_call), far);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 6);
+	munmap(m, 4096);
+
+	memset(far, 0xcc, 4096);
+	m = install(f_table_ok, sizeof(f_table_ok), 0x32, far);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(2), 12);
+	CU_ASSERT_EQUAL((uint32_t)as_fn(m)(9), 0);
+	munmap(m, 4096);
+	munmap(far, 4096);
 }
 
 /* Absolute (non-PIC) jump tables need a table address below 2 GB:
@@ -760,6 +811,7 @@ int main(void)
 	CU_add_test(suite, "emit call", test_emit_call);
 	CU_add_test(suite, "absolute jump tables", test_abs_tables);
 	CU_add_test(suite, "run patched functions", test_run);
+	CU_add_test(suite, "run with far thunks", test_run_far);
 	CU_add_test(suite, "random bytes", test_fuzz);
 	CU_add_test(suite, "the C library", test_libc);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
