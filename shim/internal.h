@@ -376,6 +376,7 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out);
 /* True if some branch target lies in (lo, hi): strictly inside. */
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
+/* Frees s's addresses and empties it (a second call does nothing). */
 void cs_branches_free(struct cs_branch_set *s);
 /* Drops the in-memory cache (tests; a module rescanned after this is read
  * from disk or scanned again). */

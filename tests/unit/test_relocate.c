@@ -469,7 +469,15 @@ static const uint8_t x_endlea[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x8d,
 /* mov $7,%al; ret */
 static const uint8_t x_short[] = {0xb0, 0x07, 0xc3};
 
+/* push %rbx; push %rbp; push %r12; call *%rdi; pop %r12; pop %rbp; pop %rbx; ret */
+static const uint8_t x_icall[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0xd7, 0x41, 0x5c, 0x5d, 0x5b, 0xc3};
+/* push %rdi; push %rbx; call *8(%rsp); pop %rbx; pop %rdi; ret */
+static const uint8_t x_icall_rsp[] = {0x57, 0x53, 0xff, 0x54, 0x24, 0x08, 0x5b, 0x5f, 0xc3};
+/* mov (%rsp),%rax; ret: returns its return address */
+static const uint8_t x_retaddr[] = {0x48, 0x8b, 0x04, 0x24, 0xc3};
+
 #define RUN_FUNC 0x0
+#define RUN_HELPER 0x200
 #define RUN_DATA 0x100
 #define RUN_THUNK 0x400
 #define RUN_STUB 0x800
@@ -493,6 +501,7 @@ static uint8_t *install(const uint8_t *code, size_t len, size_t size, uint8_t *f
 	memset(m, 0xcc, 4096);
 	memcpy(m + RUN_FUNC, code, len);
 	put32(m, RUN_DATA, 41);
+	memcpy(m + RUN_HELPER, x_retaddr, sizeof(x_retaddr));
 	/* int3 after the code, up to the data */
 	r = cs_reloc_plan(m, base, base + size, base + RUN_DATA, &p, &why, &off);
 	CU_ASSERT_EQUAL(r, 0);
@@ -554,6 +563,16 @@ static void test_run(void)
 	m = install(f_call, sizeof(f_call), sizeof(f_call), NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(as_fn(m)(0), (uint64_t)(uintptr_t)m + 6);
+	munmap(m, 4096);
+
+	/* indirect calls: the callee sees the original return address */
+	m = install(x_icall, sizeof(x_icall), sizeof(x_icall), NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(as_fn(m)((uint64_t)(uintptr_t)m + RUN_HELPER), (uint64_t)(uintptr_t)m + 6);
+	munmap(m, 4096);
+	m = install(x_icall_rsp, sizeof(x_icall_rsp), sizeof(x_icall_rsp), NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(as_fn(m)((uint64_t)(uintptr_t)m + RUN_HELPER), (uint64_t)(uintptr_t)m + 6);
 	munmap(m, 4096);
 
 	/* cmp + ja moved, the table read through the original code */
