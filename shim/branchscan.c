@@ -116,24 +116,31 @@ static int target_of(const ZydisDecodedInstruction *x, const ZydisDecodedOperand
 }
 
 /* Decodes [a, end) linearly (instructions may extend to limit), adding
- * targets in the ranges to v.  Returns 0 or -ENOMEM. */
+ * targets in the ranges to v.  Operands are decoded only for relative
+ * instructions and lea: the scan of a large library stays fast.  Returns 0
+ * or -ENOMEM. */
 static int scan_span(const ZydisDecoder *d, uint64_t a, uint64_t end, uint64_t limit,
 		     const uint64_t *lo, const uint64_t *hi, unsigned nranges, struct vec *v)
 {
+	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction x;
-	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT_VISIBLE];
 
 	while (a < end) {
 		uint64_t t, avail = limit - a;
 
 		if (avail > ZYDIS_MAX_INSTRUCTION_LENGTH)
 			avail = ZYDIS_MAX_INSTRUCTION_LENGTH;
-		if (!ZYAN_SUCCESS(
-			    ZydisDecoderDecodeFull(d, (const void *)(uintptr_t)a, avail, &x, op))) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(d, &ctx, (const void *)(uintptr_t)a,
+								avail, &x))) {
 			a++;
 			continue;
 		}
-		if (target_of(&x, op, a, &t) && in_ranges(lo, hi, nranges, t) && vec_push(v, t))
+		if (((x.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+		     x.mnemonic == ZYDIS_MNEMONIC_LEA) &&
+		    ZYAN_SUCCESS(
+			    ZydisDecoderDecodeOperands(d, &ctx, &x, op, x.operand_count_visible)) &&
+		    target_of(&x, op, a, &t) && in_ranges(lo, hi, nranges, t) && vec_push(v, t))
 			return -ENOMEM;
 		a += x.length;
 	}

@@ -199,6 +199,35 @@ static void test_cache(void)
 	free(b);
 }
 
+/* Random bytes, two ranges, random starts (some outside the ranges):
+ * the result is sorted, unique and inside the ranges. */
+static void test_random(void)
+{
+	static uint8_t buf[65536];
+	uint64_t seed = 0x243f6a8885a308d3ull, b = (uint64_t)(uintptr_t)buf;
+	uint64_t lo[2] = {b, b + 40000}, hi[2] = {b + 30000, b + sizeof(buf)}, starts[64];
+	struct cs_branch_set s;
+	size_t i, j, bad = 0;
+
+	for (i = 0; i < sizeof(buf); i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		buf[i] = (uint8_t)(seed >> 56);
+	}
+	for (i = 0; i < 64; i++)
+		starts[i] = b + i * 1100 - 500;
+	CU_ASSERT_EQUAL_FATAL(cs_branches_scan_ranges(lo, hi, 2, starts, 64, b, NULL, 0, 0, &s), 0);
+	CU_ASSERT(s.n > 0);
+	for (i = 0; i < s.n; i++) {
+		int in = 0;
+
+		for (j = 0; j < 2; j++)
+			in |= s.addr[i] >= lo[j] && s.addr[i] < hi[j];
+		bad += !in || (i && s.addr[i] <= s.addr[i - 1]);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	cs_branches_free(&s);
+}
+
 /* Called directly from test_module, so its start is a branch target. */
 static __attribute__((noinline)) int known_callee(int x)
 {
@@ -280,6 +309,7 @@ int main(void)
 	CU_add_test(suite, "exact targets", test_targets);
 	CU_add_test(suite, "inside", test_inside);
 	CU_add_test(suite, "build-id cache", test_cache);
+	CU_add_test(suite, "random bytes", test_random);
 	CU_add_test(suite, "this program", test_module);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
