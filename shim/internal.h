@@ -327,8 +327,9 @@ struct cs_reloc_plan {
  * function's start (a function that begins with nops is no padding); bytes
  * in [func_end, limit_end) are only used when the window crosses func_end,
  * and must then be padding (int3, nop forms) after a function whose last
- * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the patch point follows it.
- * Checks: the window holds whole decodable instructions, none of them
+ * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the
+ * patch point follows it.  Checks: the window holds whole decodable
+ * instructions (at most 4 + 15 bytes), none of them
  * loop/jrcxz/xbegin, an indirect call before the window's end, or anything
  * the encoder cannot move; no direct branch or rip-relative lea of the
  * function targets an address strictly inside the window; every indirect
@@ -361,7 +362,7 @@ struct cs_branch_set {
  * (sorted ascending; data between functions cannot hide a branch past the
  * next start), and collects the targets of direct jmp/jcc/call/loop/jrcxz
  * and of rip-relative lea that lie in some range.  Cached per build-id
- * (build_id_len 0: not cached) as offsets from base, the module's load
+ * (build_id_len 0 or over 64: not cached) as offsets from base, the module's load
  * bias: in memory, and when disk is set, in
  * ${XDG_CACHE_HOME:-$HOME/.cache}/cacheshim/branches-<build-id>.bin (a
  * missing, corrupt or unwritable cache silently means scanning).  Returns
@@ -370,9 +371,10 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 			    const uint64_t *starts, size_t nstarts, uint64_t base,
 			    const uint8_t *build_id, unsigned build_id_len, int disk,
 			    struct cs_branch_set *out);
-/* cs_branches_scan_ranges on module m (load bias base) with its executable
- * ranges, .eh_frame_hdr function starts and build-id.  disk: use the disk
- * cache (CACHESHIM_CACHE != 0).  Returns 0 or -errno. */
+/* cs_branches_scan_ranges on module m (load bias base) with its first 16
+ * executable ranges, .eh_frame_hdr function starts and build-id.  disk:
+ * use the disk cache (CACHESHIM_CACHE != 0).  Built only with
+ * CS_HAVE_ELFSYMS (elfsyms.c present).  Returns 0 or -ENOMEM. */
 int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out);
 /* True if some branch target lies in (lo, hi): strictly inside. */
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
