@@ -329,9 +329,9 @@ struct cs_reloc_plan {
  * and must then be padding (int3, nop forms) after a function whose last
  * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the
  * patch point follows it.  Checks: the window holds whole decodable
- * instructions (at most 4 + 15 bytes), none of them
- * loop/jrcxz/xbegin, an indirect call before the window's end, or anything
- * the encoder cannot move; no direct branch or rip-relative lea of the
+ * instructions (at most 4 + 15 bytes), none of them loop/jrcxz/xbegin, a
+ * far branch, an indirect call before the window's end, or anything the
+ * encoder cannot move; no direct branch or rip-relative lea of the
  * function targets an address strictly inside the window; every indirect
  * jmp of the function is a recognised jump table bounded by cmp + ja/jae,
  * whose entries (read at their run-time address with process_vm_readv, so
