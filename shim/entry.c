@@ -23,7 +23,6 @@
  * a thread hitting the int3 on to the stub; a thread that blocks SIGTRAP
  * would be killed by that int3, so then the patch is deferred (GOT slots
  * only) instead. */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -362,6 +361,15 @@ static uint64_t next_start(const struct module_pass *mp, uint64_t addr, uint64_t
 
 /* ---- stubs and thunks next to the module ---- */
 
+/* Bytes from the lowest to the highest address of [lo, hi) and the
+ * mapping [p, p + size). */
+static uint64_t span(uint64_t lo, uint64_t hi, uint64_t p, uint64_t size)
+{
+	uint64_t a = p < lo ? p : lo, b = p + size > hi ? p + size : hi;
+
+	return b - a;
+}
+
 /* Maps size bytes within rel32 reach of the whole range [lo, hi).
  * Returns the mapping or NULL. */
 static uint8_t *map_near(uint64_t lo, uint64_t hi, size_t size)
@@ -383,8 +391,7 @@ static uint8_t *map_near(uint64_t lo, uint64_t hi, size_t size)
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			if (p == MAP_FAILED)
 				continue;
-			if ((uint64_t)(uintptr_t)p + size - lo < REACH &&
-			    hi - (uint64_t)(uintptr_t)p < REACH)
+			if (span(lo, hi, (uint64_t)(uintptr_t)p, size) < REACH)
 				return p;
 			munmap(p, size); /* an old kernel took the hint as a hint */
 		}
@@ -555,7 +562,7 @@ static void patch_candidates(struct module_pass *mp)
 			continue;
 		}
 		if (!mp->have_branches) {
-			if (cs_branches_scan(mp->elf, &mp->branches) < 0) {
+			if (cs_branches_scan(mp->elf, mp->base, cs_g.settings.cache, &mp->branches) < 0) {
 				refuse(mp, idx, "the module's branches could not be scanned", 0);
 				continue;
 			}

@@ -345,39 +345,68 @@ struct cs_reloc_plan {
 };
 
 /* Decides whether the entry of the function [func, func_end) can be
- * patched.  code points at the function's bytes (readable up to
- * limit_end >= func_end; bytes in [func_end, limit_end) are only used when
- * they are padding: int3 or nop forms, which a short function's window may
- * cover).  Checks: the window holds whole instructions, none of them
- * loop/jrcxz/xbegin or anything the encoder cannot move; no direct branch of
- * the function lands strictly inside the window; every indirect jump of the
- * function is a jump table whose entries are bounded and none lands inside
- * the window.  Returns 0 and fills *plan, or -1 with *why set to a static
- * reason and *why_off to the function offset it concerns. */
+ * patched.  code points at the function's bytes as they are at run-time
+ * address func (normally code == (uint8_t *)func; tests pass a buffer),
+ * readable up to limit_end >= func_end, which must not pass the next
+ * function's start (a function that begins with nops is no padding); bytes
+ * in [func_end, limit_end) are only used when the window crosses func_end,
+ * and must then be padding (int3, nop forms) after a function whose last
+ * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the
+ * patch point follows it.  Checks: the window holds whole decodable
+ * instructions (at most 4 + 15 bytes), none of them loop/jrcxz/xbegin, a
+ * far branch, an indirect call before the window's end, or anything the
+ * encoder cannot move; no direct branch or rip-relative lea of the
+ * function targets an address strictly inside the window; every indirect
+ * jmp of the function is a recognised jump table bounded by cmp + ja/jae,
+ * whose entries (read at their run-time address with process_vm_readv, so
+ * a bad address fails instead of faulting) do not land inside the window,
+ * and whose set-up no branch enters past the bounds check.  Returns 0 and
+ * fills *plan, or -1 with *why set to a static reason and *why_off to the
+ * function offset it concerns. */
 int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_t limit_end,
 		  struct cs_reloc_plan *plan, const char **why, uint64_t *why_off);
 /* Writes the relocated window followed by a jump back to patch + window,
  * as code that will run at address thunk: rip-relative operands, jcc, jmp
- * and call re-targeted (a call is emulated by pushing its original return
- * address, so backtraces and unwinding see the original code).  Returns
- * the bytes written, or -1 with *why set (a target out of rel32 reach). */
+ * and call re-targeted (a call, direct or indirect, is emulated by pushing
+ * its original return address without touching registers or flags, so the
+ * callee returns into the original code and backtraces see it); a jump
+ * target out of rel32 reach goes through jmp *0(%rip) and an absolute
+ * address.  Returns the bytes written (<= cap), or -1 with *why set (a
+ * rip-relative operand out of reach, cap too small). */
 int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out, size_t cap,
 		  const char **why);
 
 /* ---- branchscan.c: direct branch targets of a whole module ---- */
 struct cs_branch_set {
-	uint64_t *addr; /* run-time addresses, sorted, unique */
+	uint64_t *addr; /* run-time addresses, sorted, unique (malloc'd) */
 	size_t n;
 };
-/* Decodes every executable range of m (from each function start, so data
- * between functions cannot hide a branch) and collects the targets of
- * direct jmp/jcc/call/loop and of rip-relative lea into code.  Cached per
- * build-id (in memory, and under $XDG_CACHE_HOME/cacheshim/ unless
- * CACHESHIM_CACHE=0).  Returns 0 or -errno. */
-int cs_branches_scan(struct cs_elf_module *m, struct cs_branch_set *out);
+/* Decodes the executable ranges [lo[i], hi[i]) of a loaded module (live,
+ * readable memory) linearly, restarting at each function start in starts
+ * (sorted ascending; data between functions cannot hide a branch past the
+ * next start), and collects the targets of direct jmp/jcc/call/loop/jrcxz
+ * and of rip-relative lea that lie in some range.  Cached per build-id
+ * (build_id_len 0 or over 64: not cached) as offsets from base, the module's load
+ * bias: in memory, and when disk is set, in
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/cacheshim/branches-<build-id>.bin (a
+ * missing, corrupt or unwritable cache silently means scanning).  Returns
+ * 0 and *out (free with cs_branches_free), or -ENOMEM. */
+int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
+			    const uint64_t *starts, size_t nstarts, uint64_t base,
+			    const uint8_t *build_id, unsigned build_id_len, int disk,
+			    struct cs_branch_set *out);
+/* cs_branches_scan_ranges on module m (load bias base) with its first 16
+ * executable ranges, .eh_frame_hdr function starts and build-id.  disk:
+ * use the disk cache (CACHESHIM_CACHE != 0).  Built only with
+ * CS_HAVE_ELFSYMS (elfsyms.c present).  Returns 0 or -ENOMEM. */
+int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out);
 /* True if some branch target lies in (lo, hi): strictly inside. */
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
+/* Frees s's addresses and empties it (a second call does nothing). */
 void cs_branches_free(struct cs_branch_set *s);
+/* Drops the in-memory cache (tests; a module rescanned after this is read
+ * from disk or scanned again). */
+void cs_branches_forget(void);
 
 /* ---- entry.c: entry patching of every loaded module ---- */
 /* Finds the functions matching the targets in every module not handled
