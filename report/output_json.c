@@ -205,7 +205,7 @@ static void jevent(FILE *out, const struct cs_report *r, struct cs_row **rows, s
 static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		      struct cs_row **rows, size_t n, struct cs_agg *view)
 {
-	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096], kc[48];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096], kc[48];
 	uint64_t calls = 0, entered = 0, dropped = 0;
 	size_t i, ev;
 
@@ -273,7 +273,8 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 
 static int same_function(const struct cs_row *a, const struct cs_row *b)
 {
-	return strcmp(a->k.name, b->k.name) == 0 && a->k.argn == b->k.argn && a->k.key == b->k.key;
+	return strcmp(a->k.name, b->k.name) == 0 && a->k.tmodule == b->k.tmodule &&
+	       a->k.toff == b->k.toff && a->k.argn == b->k.argn && a->k.key == b->k.key;
 }
 
 static void jheader(FILE *out, const struct cs_report *r)
