@@ -499,6 +499,9 @@ char *cs_targets_reason(const struct cs_target_info *t, char *buf, size_t len);
  * Returns 0, -EIO or -ENOMEM. */
 int cs_targets_print_table(FILE *out, const struct cs_report *r);
 int cs_targets_print_csv(FILE *out, const struct cs_report *r);
+/* Returns 1 when t is listed: --function, when given, matches its
+ * name (--module selects callers, not targets). */
+int cs_targets_listed(const struct cs_report *r, const struct cs_target_info *t);
 /* Returns how many targets of r had entry patching refused. */
 size_t cs_targets_refused(const struct cs_report *r);
 

@@ -399,6 +399,58 @@ static int jseries(FILE *out, const struct cs_report *r)
 	return 0;
 }
 
+/* The targets that --function lists, one object each.  Returns 0 or
+ * -ENOMEM. */
+static int jtargets(FILE *out, const struct cs_report *r)
+{
+	struct cs_target_info **v;
+	char buf[CS_FUNCTION_MAX];
+	size_t n, i, j, k;
+
+	v = cs_merge_targets(r, &n);
+	if (r->ntargets && !v)
+		return -ENOMEM;
+	fputs(",\"targets\":[", out);
+	for (i = 0, j = 0; i < n; i++) {
+		const struct cs_target_info *t = v[i];
+
+		if (!cs_targets_listed(r, t))
+			continue;
+		fputs(j++ ? ",{" : "{", out);
+		jkey(out, "function");
+		jstr(out, t->k.name);
+		fputc(',', out);
+		jkey(out, "module");
+		if (t->mod)
+			jstr(out, t->mod->path);
+		else
+			fputs("null", out);
+		fputc(',', out);
+		jkey(out, "address");
+		jstr(out, cs_targets_address(t, buf, sizeof(buf)));
+		fputc(',', out);
+		jkey(out, "how");
+		jstr(out, cs_targets_how(t));
+		fputc(',', out);
+		ju64(out, "got_slots", t->got_slots);
+		fprintf(out, ",\"hidden\":%s,", t->how & CS_HOOK_HIDDEN ? "true" : "false");
+		ju64(out, "calls", t->calls);
+		fputs(",\"refusals\":[", out);
+		for (k = 0; k < t->nrefusals; k++) {
+			fputs(k ? ",{" : "{", out);
+			jkey(out, "why");
+			jstr(out, t->refusals[k].why);
+			fputc(',', out);
+			ju64(out, "offset", t->refusals[k].offset);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputc(']', out);
+	free(v);
+	return 0;
+}
+
 int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		  const struct cs_output_opts *o)
 {
@@ -427,7 +479,9 @@ int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		jfunction(out, r, syms, rows + i, j - i, view);
 	}
 	fputc(']', out);
-	ret = jseries(out, r);
+	ret = jtargets(out, r);
+	if (!ret)
+		ret = jseries(out, r);
 	fputs("}\n", out);
 	free(rows);
 	if (view[0].nomem || view[1].nomem)

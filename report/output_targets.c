@@ -79,8 +79,7 @@ char *cs_targets_reason(const struct cs_target_info *t, char *buf, size_t len)
 	return buf;
 }
 
-/* 1 when t is listed: --function, when given, matches its name. */
-static int listed(const struct cs_report *r, const struct cs_target_info *t)
+int cs_targets_listed(const struct cs_report *r, const struct cs_target_info *t)
 {
 	size_t i;
 
@@ -171,7 +170,7 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r)
 		return -ENOMEM;
 	v = all;
 	for (i = 0; i < n; i++)
-		if (listed(r, all[i]))
+		if (cs_targets_listed(r, all[i]))
 			v[k++] = all[i];
 	n = k;
 	if (n == 0) {
@@ -237,7 +236,7 @@ int cs_targets_print_csv(FILE *out, const struct cs_report *r)
 		return -ENOMEM;
 	fputs("function,module,address,how,got_slots,hidden,calls,reason\n", out);
 	for (i = 0; i < n; i++) {
-		if (!listed(r, v[i]))
+		if (!cs_targets_listed(r, v[i]))
 			continue;
 		cs_csv_field(out, v[i]->k.name);
 		fputc(',', out);
