@@ -2,6 +2,7 @@
 /* Units: the report reader on files written by the fixture writer. */
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,6 +794,12 @@ static void test_nested_series_read(void)
 }
 
 /* Window percentiles: exact below 16, else within the bucket (1/8). */
+/* The layout docs/report-format.md gives. */
+_Static_assert(sizeof(struct cs_refusal_block) == 136, "refusal block size");
+_Static_assert(offsetof(struct cs_refusal_block, target) == 8, "refusal target");
+_Static_assert(offsetof(struct cs_refusal_block, offset) == 16, "refusal offset");
+_Static_assert(offsetof(struct cs_refusal_block, why) == 24, "refusal why");
+
 /* Refusal blocks: kept (several per target, in file order, sorted by
  * target), or dropped as damage when too small, too big, without the
  * reason's NUL, or of a target that does not exist. */
