@@ -392,6 +392,11 @@ int cs_merge_not_counted(const struct cs_report *r, size_t ev);
  * path and offset, and sets *n; NULL (and *n = 0) when none or out of
  * memory. */
 struct cs_target_info **cs_merge_targets(const struct cs_report *r, size_t *n);
+/* Writes the label of target t of file f (already merged into r) into
+ * buf: its name, or name@module+0xOFF when r has several functions of
+ * that name, as cs_merge_function.  Returns buf. */
+char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
+			    const struct cs_target_block *t, char *buf, size_t len);
 /* Room for a function column: name@module+0xOFF[argN:KEY]. */
 #define CS_FUNCTION_MAX (CS_TARGET_NAME_MAX + 128)
 /* Writes the function column of row ("name", or "name[argN:KEY]" for a
@@ -748,7 +753,7 @@ struct cs_series_point {
 /* The windows of one (target, event), of one thread (tid != 0) or of all
  * the threads that called the target (tid == 0: same shift, merged). */
 struct cs_series_line {
-	char target[CS_TARGET_NAME_MAX];
+	char target[CS_FUNCTION_MAX]; /* as cs_merge_target_label */
 	size_t event; /* index in cs_report.events */
 	uint32_t tid; /* 0 = all threads merged */
 	uint32_t pid; /* of the thread's file; 0 when merged */

@@ -131,26 +131,63 @@ static struct cs_name_count *name_count(struct cs_report *r, const char *name)
 	return c;
 }
 
+/* Makes the key of t (of file f) in *k but for its module index, and
+ * returns the module block the key needs (NULL: module 0). */
+static const struct cs_module_block *
+target_key(const struct cs_file *f, const struct cs_target_block *t, struct cs_target_key *k)
+{
+	const struct cs_module_block *m = t->module ? cs_reader_module(f, t->module) : NULL;
+
+	memset(k, 0, sizeof(*k)); /* padding is part of the hash key */
+	memcpy(k->name, t->name, sizeof(k->name));
+	/* The offset in the module is the same in every process that
+	 * loaded it; an address outside its module's range is not
+	 * trusted to be one. */
+	if (!m || t->addr < m->lo || t->addr >= m->hi || t->addr < m->base)
+		return NULL;
+	k->offset = t->addr - m->base;
+	return m;
+}
+
+char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
+			    const struct cs_target_block *t, char *buf, size_t len)
+{
+	const struct cs_module_block *m;
+	struct cs_target_info *ti = NULL;
+	struct cs_module_info *mi = NULL;
+	struct cs_target_key k;
+	size_t n;
+
+	m = target_key(f, t, &k);
+	if (m) {
+		HASH_FIND_STR(r->module_hash, m->path, mi);
+		k.module = mi ? mi->idx : 0;
+	}
+	if (!m || mi)
+		HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
+	snprintf(buf, len, "%s", t->name);
+	if (ti && *ti->same_name > 1 && (n = strlen(buf)) + 1 < len) {
+		buf[n++] = '@';
+		cs_targets_address(ti, buf + n, len - n);
+	}
+	return buf;
+}
+
 /* Returns the merged target of t (of file f), made when new; NULL when
  * out of memory.  Its how, GOT slots and address are merged in. */
 static struct cs_target_info *intern_target(struct cs_report *r, const struct cs_file *f,
 					    const struct cs_target_block *t)
 {
-	const struct cs_module_block *m = t->module ? cs_reader_module(f, t->module) : NULL;
+	const struct cs_module_block *m;
 	struct cs_target_key k;
 	struct cs_target_info *ti;
 	struct cs_name_count *c;
 
-	memset(&k, 0, sizeof(k)); /* padding is part of the hash key */
-	memcpy(k.name, t->name, sizeof(k.name));
-	/* The offset in the module is the same in every process that
-	 * loaded it; an address outside its module's range is not
-	 * trusted to be one. */
-	if (m && t->addr >= m->lo && t->addr < m->hi && t->addr >= m->base) {
+	m = target_key(f, t, &k);
+	if (m) {
 		k.module = intern_module(r, m);
 		if (k.module == 0)
 			return NULL;
-		k.offset = t->addr - m->base;
 	}
 	HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
 	if (!ti) {

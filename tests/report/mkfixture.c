@@ -600,6 +600,17 @@ static struct fx *targets_file(uint32_t pid, uint64_t prog_base, uint64_t foo_ba
 	for (int i = 0; i < 5; i++)
 		call2(f, s, 30, 0);
 
+	if (second) {
+		/* Series of both helpers: two lines, not one. */
+		for (t = 6; t <= 7; t++) {
+			s = fx_series(f, t, pid, 0);
+			for (int i = 0; i < 3; i++) {
+				uint64_t v[2] = {10 * t + (uint64_t)i, 0};
+
+				fx_series_call(f, s, v);
+			}
+		}
+	}
 	if (!second) {
 		fx_target_at(f, "unhooked", 0, 0x400070, 0, 0);
 		/* Should not happen, shown as it is. */

@@ -96,6 +96,21 @@ function,calls
 malloc,4
 END
 
+# So are their series.
+run_cmd "$CS_CMD" report --series -f csv "$T/targets_b.rpt"
+expect_status $LINENO 0
+csv_pick target,event,first_call,mean
+grep -v PAGE-FAULTS "$T/out" >"$T/tsc" && mv "$T/tsc" "$T/out"
+expect_out $LINENO <<'END'
+target,event,first_call,mean
+helper@prog+0x1600,tsc,1,60
+helper@prog+0x1600,tsc,2,61
+helper@prog+0x1600,tsc,3,62
+helper@prog+0x1700,tsc,1,70
+helper@prog+0x1700,tsc,2,71
+helper@prog+0x1700,tsc,3,72
+END
+
 # The table says, once at the end, that some targets were refused.
 run_cmd "$CS_CMD" report "$T/targets.rpt"
 expect_status $LINENO 0
