@@ -858,7 +858,7 @@ void cs_merge_free(struct cs_report *r)
 	struct cs_row *row, *tmp;
 	struct cs_module_info *m, *mt;
 	struct cs_target_info *t, *tt;
-	struct cs_name_count *c, *ct;
+	struct cs_name_count *nc, *nct;
 	size_t i;
 
 	if (!r)
@@ -885,10 +885,10 @@ void cs_merge_free(struct cs_report *r)
 		free(t->refusals);
 		free(t);
 	}
-	HASH_ITER(hh, r->names, c, ct)
+	HASH_ITER(hh, r->names, nc, nct)
 	{
-		HASH_DEL(r->names, c);
-		free(c);
+		HASH_DEL(r->names, nc);
+		free(nc);
 	}
 	HASH_ITER(hh, r->module_hash, m, mt)
 	{
