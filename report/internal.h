@@ -507,7 +507,8 @@ int cs_targets_print_csv(FILE *out, const struct cs_report *r);
 /* Returns 1 when t is listed: --function, when given, matches its
  * name (--module selects callers, not targets). */
 int cs_targets_listed(const struct cs_report *r, const struct cs_target_info *t);
-/* Returns how many targets of r had entry patching refused. */
+/* Returns how many targets of r had entry patching refused (and not
+ * patched at their entry in another file). */
 size_t cs_targets_refused(const struct cs_report *r);
 
 /* ---- view.c: the rows an output shows: their values, labels and order ---- */

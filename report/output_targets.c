@@ -96,8 +96,10 @@ size_t cs_targets_refused(const struct cs_report *r)
 	const struct cs_target_info *t, *tmp;
 	size_t n = 0;
 
+	/* As the summary of --targets counts them: a function patched at
+	 * its entry in another process counts as patched. */
 	HASH_ITER(hh, r->targets, t, tmp)
-	n += (t->how & CS_HOOK_REFUSED) != 0;
+	n += (t->how & (CS_HOOK_REFUSED | CS_HOOK_ENTRY)) == CS_HOOK_REFUSED;
 	return n;
 }
 
