@@ -106,7 +106,9 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 
 /* ---- targets: how each function's calls were caught ---- */
 
-/* The number of functions (cs_target_info) of one name. */
+/* The number of functions (cs_target_info) of one name in one module:
+ * only those need their address to be told apart (local functions of one
+ * name; the same name in two modules is told apart by the module). */
 struct cs_name_count {
 	unsigned n;
 	UT_hash_handle hh;
@@ -191,7 +193,10 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	}
 	HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
 	if (!ti) {
-		c = name_count(r, k.name);
+		char key[CS_TARGET_NAME_MAX + 16];
+
+		snprintf(key, sizeof(key), "%s%c%u", k.name, 1, k.module);
+		c = name_count(r, key);
 		ti = calloc(1, sizeof(*ti));
 		if (!c || !ti) {
 			free(ti);

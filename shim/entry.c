@@ -276,6 +276,20 @@ static int match_name(const char *name)
 	return cs_settings_match(&cs_g.settings, base);
 }
 
+/* A cold fragment (foo.cold, foo.part.0.cold.1) is a piece of another
+ * function, reached by its jumps: never a function entry to patch. */
+static int is_fragment(const char *name)
+{
+	const char *p = name;
+
+	while ((p = strstr(p, ".cold"))) {
+		p += 5;
+		if (*p == '\0' || *p == '.')
+			return 1;
+	}
+	return 0;
+}
+
 static int collect(const struct cs_elf_func *f, void *arg)
 {
 	struct module_pass *mp = arg;
@@ -283,6 +297,8 @@ static int collect(const struct cs_elf_func *f, void *arg)
 
 	if (push_start(mp, f->addr) < 0)
 		return -ENOMEM;
+	if (is_fragment(f->name))
+		return 0;
 	pat = match_name(f->name);
 	if (pat < 0 || strchr(cs_g.settings.targets[pat].glob, '+'))
 		return 0;
