@@ -41,6 +41,12 @@ struct cs_elf_module {
 	size_t nstarts;
 	uint64_t lo[CS_EXEC_MAX], hi[CS_EXEC_MAX];
 	unsigned nexec;
+	/* The loaded image's .eh_frame_hdr table and its mapped segments, for
+	 * reading FDEs (cs_elf_fde_end); NULL when not read from memory. */
+	const uint8_t *ehtab, *ehdr;
+	uint32_t ehcount;
+	uint64_t seg_lo[CS_EXEC_MAX], seg_hi[CS_EXEC_MAX];
+	unsigned nseg;
 	uint8_t id[CS_BUILD_ID_MAX];
 	unsigned idlen;
 };
@@ -534,6 +540,12 @@ static int eh_frame_hdr(struct cs_elf_module *m, const uint8_t *h, uint64_t len,
 	off += 4;
 	if (!count || count > (len - off) / 8)
 		return 0;
+	if ((uint64_t)(uintptr_t)h == addr) {
+		/* The loaded image: its FDEs can be read too. */
+		m->ehdr = h;
+		m->ehtab = h + off;
+		m->ehcount = count;
+	}
 	m->starts = malloc(count * sizeof(*m->starts));
 	if (!m->starts)
 		return -ENOMEM;
@@ -572,6 +584,10 @@ static int read_phdrs(struct cs_elf_module *m, const Elf64_Phdr *ph, size_t phnu
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && m->nexec < CS_EXEC_MAX) {
 			m->lo[m->nexec] = m->base + ph[i].p_vaddr;
 			m->hi[m->nexec++] = m->base + ph[i].p_vaddr + ph[i].p_memsz;
+		}
+		if (ph[i].p_type == PT_LOAD && mem && m->nseg < CS_EXEC_MAX) {
+			m->seg_lo[m->nseg] = m->base + ph[i].p_vaddr;
+			m->seg_hi[m->nseg++] = m->base + ph[i].p_vaddr + ph[i].p_memsz;
 		}
 		if (ph[i].p_type == PT_NOTE && d && !m->idlen)
 			m->idlen = note_build_id(d, len, ph[i].p_align, m->id);
@@ -753,6 +769,173 @@ size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts)
 {
 	*starts = m->starts;
 	return m->nstarts;
+}
+
+/* True if [a, a + n) lies inside one mapped segment of the loaded image. */
+static int mapped(const struct cs_elf_module *m, uint64_t a, uint64_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nseg; i++) {
+		if (a >= m->seg_lo[i] && a <= m->seg_hi[i] && n <= m->seg_hi[i] - a)
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads a ULEB128 at *p (bounded by end).  Returns 0 or -1. */
+static int uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* The pointer encoding of an FDE's pc_begin, from its CIE's augmentation
+ * ('R'), or -1 when the CIE cannot be read with certainty. */
+static int cie_fde_encoding(const struct cs_elf_module *m, uint64_t cie)
+{
+	const uint8_t *p, *end, *aug;
+	uint32_t len, id;
+	uint64_t v;
+	uint8_t version;
+
+	if (!mapped(m, cie, 8))
+		return -1;
+	memcpy(&len, (const void *)(uintptr_t)cie, 4);
+	memcpy(&id, (const void *)(uintptr_t)(cie + 4), 4);
+	if (len == 0xffffffffu || id != 0 || len < 5 || !mapped(m, cie + 4, len))
+		return -1;
+	p = (const uint8_t *)(uintptr_t)(cie + 8);
+	end = (const uint8_t *)(uintptr_t)(cie + 4 + len);
+	version = *p++;
+	aug = p;
+	while (p < end && *p)
+		p++;
+	if (p++ >= end)
+		return -1;
+	if (uleb(&p, end, &v) < 0 || uleb(&p, end, &v) < 0) /* code, data align */
+		return -1;
+	if (version == 1)
+		p++;
+	else if (uleb(&p, end, &v) < 0)
+		return -1;
+	if (aug[0] != 'z')
+		return 0x00; /* absptr */
+	if (uleb(&p, end, &v) < 0)
+		return -1;
+	for (aug++; *aug && p < end; aug++) {
+		int sz;
+
+		switch (*aug) {
+		case 'R':
+			return *p;
+		case 'L':
+			p++;
+			break;
+		case 'P':
+			sz = enc_size(*p & 0x0f);
+			if (sz < 0 || (*p & 0x70) == 0x50) /* aligned: not seen */
+				return -1;
+			p += 1 + sz;
+			break;
+		case 'S':
+		case 'B':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0x00;
+}
+
+/* Reads a value of encoding enc (format bits only, no relative base). */
+static int read_enc(const uint8_t *p, int enc, int64_t *v)
+{
+	int16_t s16;
+	int32_t s32;
+	uint16_t u16;
+	uint32_t u32;
+
+	switch (enc & 0x0f) {
+	case 0x00: /* absptr */
+	case 0x04:
+	case 0x0c:
+		memcpy(v, p, 8);
+		return 8;
+	case 0x02:
+		memcpy(&u16, p, 2);
+		*v = u16;
+		return 2;
+	case 0x0a:
+		memcpy(&s16, p, 2);
+		*v = s16;
+		return 2;
+	case 0x03:
+		memcpy(&u32, p, 4);
+		*v = u32;
+		return 4;
+	case 0x0b:
+		memcpy(&s32, p, 4);
+		*v = s32;
+		return 4;
+	}
+	return -1;
+}
+
+uint64_t cs_elf_fde_end(struct cs_elf_module *m, uint64_t addr)
+{
+	uint32_t lo = 0, hi = m->ehcount, len;
+	int32_t loc, fde_off, cie_ptr;
+	uint64_t fde, begin;
+	int64_t v, range;
+	int enc, n;
+
+	if (!m->ehtab)
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&loc, m->ehtab + 8ull * mid, 4);
+		if ((uint64_t)(uintptr_t)m->ehdr + (uint64_t)(int64_t)loc < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->ehcount)
+		return 0;
+	memcpy(&loc, m->ehtab + 8ull * lo, 4);
+	if ((uint64_t)(uintptr_t)m->ehdr + (uint64_t)(int64_t)loc != addr)
+		return 0;
+	memcpy(&fde_off, m->ehtab + 8ull * lo + 4, 4);
+	fde = (uint64_t)(uintptr_t)m->ehdr + (uint64_t)(int64_t)fde_off;
+	if (!mapped(m, fde, 8))
+		return 0;
+	memcpy(&len, (const void *)(uintptr_t)fde, 4);
+	memcpy(&cie_ptr, (const void *)(uintptr_t)(fde + 4), 4);
+	if (len == 0xffffffffu || len < 12 || !mapped(m, fde + 4, len) || cie_ptr <= 0)
+		return 0;
+	enc = cie_fde_encoding(m, fde + 4 - (uint64_t)cie_ptr);
+	if (enc < 0 || (enc & 0x70) > 0x10) /* only absolute or pc-relative */
+		return 0;
+	n = read_enc((const uint8_t *)(uintptr_t)(fde + 8), enc, &v);
+	if (n < 0 || (uint64_t)n * 2 > len - 4)
+		return 0;
+	begin = (uint64_t)v + ((enc & 0x70) == 0x10 ? fde + 8 : 0);
+	if (begin != addr ||
+	    read_enc((const uint8_t *)(uintptr_t)(fde + 8 + (uint64_t)n), enc, &range) < 0 ||
+	    range <= 0)
+		return 0;
+	return addr + (uint64_t)range;
 }
 
 int cs_elf_is_fde_start(struct cs_elf_module *m, uint64_t addr)

@@ -567,7 +567,11 @@ static void patch_candidates(struct module_pass *mp)
 			continue;
 		cs_g.settings.targets[c->pattern].matched++;
 		limit = next_start(mp, c->addr, end);
-		func_end = c->size ? c->addr + c->size : limit;
+		/* No size (an address target, an assembly function without
+		 * .size): its FDE says where it ends. */
+		func_end = c->size ? c->addr + c->size : cs_elf_fde_end(mp->elf, c->addr);
+		if (!func_end)
+			func_end = limit;
 		if (func_end > end)
 			func_end = end;
 		if (limit < func_end)

@@ -313,6 +313,10 @@ int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func
  * number (0: no usable table, which means "unknown", not "none") and
  * *starts (owned by m). */
 size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts);
+/* End of the function starting at addr, from its FDE's pc_range in the
+ * loaded image's .eh_frame; 0 when addr has no FDE or it cannot be read
+ * with certainty. */
+uint64_t cs_elf_fde_end(struct cs_elf_module *m, uint64_t addr);
 /* True if addr is a function start listed in .eh_frame_hdr. */
 int cs_elf_is_fde_start(struct cs_elf_module *m, uint64_t addr);
 /* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs,

@@ -17,7 +17,24 @@
 /* Characters a function name or fnmatch(3) glob may hold. */
 static int name_char_ok(int c)
 {
-	return isalnum(c) || strchr("_.$@*?[]!^-", c);
+	return isalnum(c) || strchr("_.$@*?[]!^-+", c);
+}
+
+/* A token with '+' must be an address target: MODULE+0xHEX. */
+static int address_ok(const char *tok, size_t len)
+{
+	const char *plus = memrchr(tok, '+', len);
+	size_t i;
+
+	if (!plus)
+		return 1;
+	if (plus == tok || (size_t)(plus - tok) + 3 >= len || strncmp(plus, "+0x", 3))
+		return 0;
+	for (i = (size_t)(plus - tok) + 3; i < len; i++) {
+		if (!isxdigit((unsigned char)tok[i]))
+			return 0;
+	}
+	return 1;
 }
 
 /* Copies the trimmed token [b, e) into out (size outlen).  Returns its
@@ -66,6 +83,12 @@ static int parse_target(struct cs_settings *s, const char *tok)
 			       (int)namelen, tok);
 			return -EINVAL;
 		}
+	}
+	if (!address_ok(tok, namelen)) {
+		cs_log("CACHESHIM_TARGETS: '%.*s' is neither a function name nor "
+		       "MODULE+0xOFFSET; ignored",
+		       (int)namelen, tok);
+		return -EINVAL;
 	}
 	for (i = 0; i < s->ntargets; i++) {
 		if (strlen(s->targets[i].glob) == namelen &&

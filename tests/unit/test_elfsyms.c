@@ -280,10 +280,23 @@ static void test_fde_starts(void)
 	CU_ASSERT_FALSE(cs_elf_is_fde_start(m, s[0] - 1));
 	CU_ASSERT_FALSE(cs_elf_is_fde_start(m, s[n - 1] + 1));
 	CU_ASSERT_FALSE(cs_elf_is_fde_start(m, 0));
-	/* Read from the file instead of the loaded image: the same table. */
+	/* A C function's FDE covers exactly its symbol's size. */
+	for (i = 0; i < 2; i++) {
+		const char *name = i ? "main" : "elf_static_probe";
+		struct hits h = lookup(m, name);
+
+		CU_ASSERT_EQUAL_FATAL(h.n, 1);
+		CU_ASSERT_TRUE(h.f[0].size > 0);
+		CU_ASSERT_EQUAL(cs_elf_fde_end(m, h.f[0].addr), h.f[0].addr + h.f[0].size);
+		CU_ASSERT_EQUAL(cs_elf_fde_end(m, h.f[0].addr + 1), 0);
+	}
+	CU_ASSERT_EQUAL(cs_elf_fde_end(m, 0), 0);
+	/* Read from the file instead of the loaded image: the same table
+	 * (but FDEs are read from the loaded image only). */
 	CU_ASSERT_EQUAL_FATAL(cs_elf_open(t.self, t.base, NULL, 0, &f), 0);
 	CU_ASSERT_EQUAL_FATAL(cs_elf_fde_starts(f, &fs), n);
 	CU_ASSERT_EQUAL(memcmp(s, fs, n * sizeof(*s)), 0);
+	CU_ASSERT_EQUAL(cs_elf_fde_end(f, ADDR(main)), 0);
 	cs_elf_close(f);
 	cs_elf_close(m);
 }
