@@ -258,6 +258,20 @@ uint64_t cs_hot_callsite(const struct cs_frame *f)
 	return outer->ret_addr;
 }
 
+/* Measured calls still live around frame f (calls abandoned by a longjmp
+ * are dropped from the nesting stack first). */
+static inline uint64_t live_depth(struct cs_thread *t, const struct cs_frame *f)
+{
+	uint64_t d = t->depth;
+
+	if (!t->nest)
+		return 0;
+	while (d && nest_at(t, d - 1)->frame <= (uint64_t)(uintptr_t)f)
+		d--;
+	t->depth = d;
+	return d;
+}
+
 /* Wrapped functions tail-jumping to each other in a row: each call-through
  * keeps a frame, so beyond this many the calls run inside the outer call's
  * measurement instead (counted as dropped) and the stack stays bounded. */
@@ -300,8 +314,9 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	site = find_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
 	if (!site)
 		return CS_ENTER_SLOW;
-	if (f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
-	    tail_depth(f) >= CS_TAIL_MAX) {
+	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
+	     tail_depth(f) >= CS_TAIL_MAX) ||
+	    live_depth(t, f) >= t->max_depth) {
 		inc64(&site->entered);
 		inc64(&site->dropped);
 		return CS_ENTER_PASS;

@@ -183,6 +183,7 @@ struct cs_thread {
 	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
 	uint64_t nest_stride;
 	uint64_t depth; /* entries in use */
+	uint64_t max_depth; /* live measured calls at most (stack budget) */
 	uint32_t tid;
 };
 

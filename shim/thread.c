@@ -32,11 +32,16 @@ static void stack_bounds(struct cs_thread *t)
 	size_t size;
 
 	t->stack_lo = t->stack_hi = 0;
+	t->max_depth = UINT64_MAX;
 	if (pthread_getattr_np(pthread_self(), &attr))
 		return;
 	if (!pthread_attr_getstack(&attr, &addr, &size)) {
 		t->stack_lo = (uint64_t)(uintptr_t)addr;
 		t->stack_hi = t->stack_lo + size;
+		/* The wrapper's frames may take a quarter of the stack at most:
+		 * a program recursing through patched entries must not run out
+		 * of stack because of us (deeper calls run unmeasured). */
+		t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 64);
 	}
 	pthread_attr_destroy(&attr);
 }
