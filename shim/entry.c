@@ -13,32 +13,19 @@
  * with the reason logged once and recorded in the report, and its GOT
  * slots catch what they can (CACHESHIM_HOOK=both, the default).
  *
- * Writing code: the constructor runs while the process has one thread,
- * and the dlopen wrapper patches a new module before its handle is
- * returned.  Bytes are written through /proc/self/mem, which never takes
- * execute permission away from a page (another thread may be running it);
- * where that fails, exactly the pages concerned are made RWX for the write.
- * When other threads exist, a patch is written int3 first, with
- * membarrier(SYNC_CORE) between the steps and a SIGTRAP handler that sends
- * a thread hitting the int3 on to the stub; a thread that blocks SIGTRAP
- * would be killed by that int3, so then the patch is deferred (GOT slots
- * only) instead. */
-#include <dirent.h>
+ * Writing code (shim/codewrite.c): the constructor runs while the process
+ * has one thread, and the dlopen wrapper patches a new module before its
+ * handle is returned; with other threads running, patches are written
+ * int3 first, or deferred (GOT slots only) when that is not safe. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include "shim/internal.h"
 
@@ -46,7 +33,6 @@ void cs_trampoline(void);
 
 #define STUB_BYTES 16u
 #define ENTRY_BYTES (STUB_BYTES + CS_THUNK_MAX) /* stub + thunk */
-#define REACH (1ull << 31) /* rel32 */
 #define MAX_MODULES 1024
 #define MAX_RANGES 16
 
@@ -61,12 +47,6 @@ struct candidate {
 	int pattern; /* settings pattern index */
 	int hidden; /* not in .dynsym, or an address target */
 	char name[CS_TARGET_NAME_MAX];
-};
-
-/* One patch point being written while other threads run. */
-struct live_patch {
-	uint64_t at; /* the patch point */
-	uint64_t stub; /* where a thread hitting its int3 goes */
 };
 
 /* Everything collected about one module during a pass. */
@@ -91,132 +71,6 @@ static struct done_module done[MAX_MODULES];
 static unsigned ndone;
 static uint64_t self_base;
 static int patched_total;
-static int mem_fd = -2; /* /proc/self/mem; -1: unusable */
-
-static struct live_patch *live; /* during a live pass only */
-static volatile unsigned nlive;
-static struct sigaction old_trap;
-
-/* ---- writing code ---- */
-
-/* Makes the pages of [addr, addr + n) RWX, or back to R-X. */
-static int protect(uint64_t addr, size_t n, int prot)
-{
-	uint64_t pg = (uint64_t)getpagesize();
-	uint64_t lo = addr & ~(pg - 1), hi = (addr + n + pg - 1) & ~(pg - 1);
-
-	return mprotect((void *)(uintptr_t)lo, hi - lo, prot) < 0 ? -errno : 0;
-}
-
-/* Writes n bytes of code at addr.  Returns 0 or -errno. */
-static int write_code(uint64_t addr, const void *bytes, size_t n)
-{
-	if (mem_fd == -2)
-		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (mem_fd >= 0 && pwrite(mem_fd, bytes, n, (off_t)addr) == (ssize_t)n)
-		return 0;
-	/* No /proc (or a kernel that refuses the write): exactly these pages
-	 * become writable and executable for the store, never unexecutable. */
-	if (protect(addr, n, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -EPERM;
-	memcpy((void *)(uintptr_t)addr, bytes, n);
-	protect(addr, n, PROT_READ | PROT_EXEC);
-	return 0;
-}
-
-static long membarrier(int cmd)
-{
-	return syscall(SYS_membarrier, cmd, 0, 0);
-}
-
-/* Serializes instruction fetch on every CPU running one of our threads. */
-static int sync_cores(void)
-{
-	static int registered;
-
-	if (!registered) {
-		if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) < 0)
-			return -errno;
-		registered = 1;
-	}
-	return membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) < 0 ? -errno : 0;
-}
-
-/* A thread ran into the int3 of a patch being written: send it where the
- * finished patch will send it (the stub; the stack is as at the entry). */
-static void on_trap(int sig, siginfo_t *si, void *ctx)
-{
-	ucontext_t *uc = ctx;
-	uint64_t at = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
-	unsigned i;
-
-	for (i = 0; i < nlive; i++) {
-		if (live[i].at == at) {
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)live[i].stub;
-			return;
-		}
-	}
-	/* Not ours: what the program would have had. */
-	if (old_trap.sa_flags & SA_SIGINFO) {
-		old_trap.sa_sigaction(sig, si, ctx);
-	} else if (old_trap.sa_handler != SIG_IGN && old_trap.sa_handler != SIG_DFL) {
-		old_trap.sa_handler(sig);
-	} else if (old_trap.sa_handler == SIG_DFL) {
-		sigaction(SIGTRAP, &old_trap, NULL);
-		raise(SIGTRAP);
-	}
-}
-
-/* Threads of the process, from /proc/self/status; 0 if unknown. */
-static unsigned thread_count(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strstr(buf, "\nThreads:");
-	return p ? (unsigned)strtoul(p + 9, NULL, 10) : 0;
-}
-
-/* True if some thread of the process blocks SIGTRAP (or we cannot tell). */
-static int someone_blocks_trap(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int blocked = 0;
-
-	if (!d)
-		return 1;
-	while (!blocked && (e = readdir(d))) {
-		char path[300], buf[4096], *p;
-		ssize_t n;
-		int fd;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* the thread ended */
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		p = strstr(buf, "\nSigBlk:");
-		if (!p || (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
-			blocked = 1;
-	}
-	closedir(d);
-	return blocked;
-}
 
 /* ---- the module's functions ---- */
 
@@ -377,44 +231,6 @@ static uint64_t next_start(const struct module_pass *mp, uint64_t addr, uint64_t
 
 /* ---- stubs and thunks next to the module ---- */
 
-/* Bytes from the lowest to the highest address of [lo, hi) and the
- * mapping [p, p + size). */
-static uint64_t span(uint64_t lo, uint64_t hi, uint64_t p, uint64_t size)
-{
-	uint64_t a = p < lo ? p : lo, b = p + size > hi ? p + size : hi;
-
-	return b - a;
-}
-
-/* Maps size bytes within rel32 reach of the whole range [lo, hi).
- * Returns the mapping or NULL. */
-static uint8_t *map_near(uint64_t lo, uint64_t hi, size_t size)
-{
-	uint64_t step = 1ull << 20, a;
-	int i;
-
-	/* Above the module first (the heap usually follows the program),
-	 * then below it. */
-	for (i = 0; i < 2; i++) {
-		for (a = 0; a < REACH / 2; a += step) {
-			uint64_t want = i == 0 ? ((hi + step - 1) & ~(step - 1)) + a
-					       : ((lo - size) & ~(step - 1)) - a;
-			void *p;
-
-			if (i == 1 && lo < size + a + step)
-				break;
-			p = mmap((void *)(uintptr_t)want, size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (p == MAP_FAILED)
-				continue;
-			if (span(lo, hi, (uint64_t)(uintptr_t)p, size) < REACH)
-				return p;
-			munmap(p, size); /* an old kernel took the hint as a hint */
-		}
-	}
-	return NULL;
-}
-
 /* Writes the stub of target idx at s: push $idx; jmp *trampoline. */
 static void make_stub(uint8_t *s, uint8_t *region, unsigned idx)
 {
@@ -451,92 +267,20 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 
 /* ---- one module ---- */
 
-/* A patch ready to be written. */
-struct pending {
-	uint64_t at;
-	uint8_t bytes[32];
-	unsigned n;
-	uint64_t stub;
-	int idx;
-};
-
-static int write_pending(struct pending *p, size_t n, const struct module_pass *mp)
-{
-	unsigned threads = thread_count();
-	struct sigaction sa;
-	size_t i;
-	int ok = 0;
-
-	if (threads == 1) {
-		for (i = 0; i < n; i++) {
-			if (write_code(p[i].at, p[i].bytes, p[i].n) == 0) {
-				p[i].idx = -p[i].idx - 1; /* done */
-				ok++;
-			}
-		}
-		return ok;
-	}
-	/* Other threads may run this code: int3 first. */
-	if (someone_blocks_trap()) {
-		for (i = 0; i < n; i++)
-			refuse(mp, p[i].idx, "deferred: a thread blocks SIGTRAP", 0);
-		return 0;
-	}
-	if (sync_cores() < 0) {
-		for (i = 0; i < n; i++)
-			refuse(mp, p[i].idx,
-			       "deferred: threads are running and membarrier(SYNC_CORE) is missing",
-			       0);
-		return 0;
-	}
-	live = calloc(n, sizeof(*live));
-	if (!live)
-		return 0;
-	for (i = 0; i < n; i++) {
-		live[i].at = p[i].at;
-		live[i].stub = p[i].stub;
-	}
-	__atomic_store_n(&nlive, (unsigned)n, __ATOMIC_RELEASE);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	sigaction(SIGTRAP, &sa, &old_trap);
-	for (i = 0; i < n; i++)
-		write_code(p[i].at, "\xcc", 1);
-	sync_cores();
-	for (i = 0; i < n; i++)
-		write_code(p[i].at + 1, p[i].bytes + 1, p[i].n - 1);
-	sync_cores();
-	for (i = 0; i < n; i++) {
-		if (write_code(p[i].at, p[i].bytes, 1) == 0) {
-			p[i].idx = -p[i].idx - 1;
-			ok++;
-		}
-	}
-	sync_cores();
-	/* Every thread has passed a serializing point since the last int3 was
-	 * replaced: none can still be about to trap. */
-	sigaction(SIGTRAP, &old_trap, NULL);
-	__atomic_store_n(&nlive, 0, __ATOMIC_RELEASE);
-	free(live);
-	live = NULL;
-	return ok;
-}
-
 static void patch_candidates(struct module_pass *mp)
 {
-	struct pending *pend;
+	struct cs_code_patch *pend;
 	uint8_t *region;
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
+	const char *failed = NULL;
 
 	for (i = 0; i < mp->nranges; i++) {
 		lo = mp->rlo[i] < lo ? mp->rlo[i] : lo;
 		hi = mp->rhi[i] > hi ? mp->rhi[i] : hi;
 	}
 	size = (STUB_BYTES + mp->ncand * ENTRY_BYTES + 4095) & ~(size_t)4095;
-	region = map_near(lo, hi, size);
+	region = cs_code_map_near(lo, hi, size);
 	pend = calloc(mp->ncand, sizeof(*pend));
 	if (!region || !pend) {
 		CS_LOG_ONCE("no memory within 2 GB of %s for entry stubs; using GOT slots only",
@@ -582,7 +326,8 @@ static void patch_candidates(struct module_pass *mp)
 			continue;
 		}
 		if (!mp->have_branches) {
-			if (cs_branches_scan(mp->elf, mp->base, cs_g.settings.cache, &mp->branches) < 0) {
+			if (cs_branches_scan(mp->elf, mp->base, cs_g.settings.cache,
+					     &mp->branches) < 0) {
 				refuse(mp, idx, "the module's branches could not be scanned", 0);
 				continue;
 			}
@@ -605,12 +350,13 @@ static void patch_candidates(struct module_pass *mp)
 		make_stub(stub, region, (unsigned)idx);
 		used += (STUB_BYTES + (size_t)n + 15) & ~(size_t)15;
 		pend[npend].at = plan.patch;
-		pend[npend].stub = (uint64_t)(uintptr_t)stub;
-		pend[npend].idx = idx;
+		pend[npend].redirect = (uint64_t)(uintptr_t)stub;
+		pend[npend].cookie = idx;
 		pend[npend].n = plan.window;
 		pend[npend].bytes[0] = 0xe9; /* jmp rel32 */
 		{
-			int32_t rel = (int32_t)((int64_t)(uintptr_t)stub - (int64_t)(plan.patch + 5));
+			int32_t rel =
+				(int32_t)((int64_t)(uintptr_t)stub - (int64_t)(plan.patch + 5));
 
 			memcpy(pend[npend].bytes + 1, &rel, 4);
 		}
@@ -624,22 +370,23 @@ static void patch_candidates(struct module_pass *mp)
 	if (mprotect(region, size, PROT_READ | PROT_EXEC) < 0) {
 		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
 			    strerror(errno));
-		npend = 0;
+		failed = "the entry stubs cannot be made executable";
+	} else if (npend) {
+		cs_code_write(pend, npend, &failed);
 	}
-	if (npend)
-		patched_total += write_pending(pend, npend, mp);
 	for (i = 0; i < npend; i++) {
-		struct cs_target *t;
+		struct cs_target *t = &cs_g.targets[pend[i].cookie];
 
-		if (pend[i].idx >= 0) {
+		if (!pend[i].written) {
 			/* Not written: calls go to the function itself. */
-			t = &cs_g.targets[pend[i].idx];
 			t->call = t->addr;
+			refuse(mp, pend[i].cookie,
+			       failed ? failed : "the patch could not be written",
+			       pend[i].at - t->addr);
 			continue;
 		}
-		t = &cs_g.targets[-pend[i].idx - 1];
 		t->block->how |= CS_HOOK_ENTRY;
-		t->block->how &= ~CS_HOOK_REFUSED;
+		patched_total++;
 	}
 	free(pend);
 }
@@ -650,8 +397,7 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 	size_t nfde, i, j;
 	const char *slash;
 
-	if (cs_elf_open(mp->path, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, &mp->elf) <
-	    0)
+	if (cs_elf_open(mp->path, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, &mp->elf) < 0)
 		return;
 	slash = strrchr(*mp->path ? mp->path : cs_g.hdr_program, '/');
 	snprintf(mp->base_name, sizeof(mp->base_name), "%s",
@@ -687,7 +433,7 @@ struct module_list {
 		uint64_t base, lo;
 		struct dl_phdr_info info;
 		char path[4096];
-	} *m;
+	} * m;
 	size_t n, cap;
 };
 

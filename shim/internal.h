@@ -413,6 +413,23 @@ void cs_branches_free(struct cs_branch_set *s);
  * from disk or scanned again). */
 void cs_branches_forget(void);
 
+/* ---- codewrite.c: writing code into the running process ---- */
+struct cs_code_patch {
+	uint64_t at; /* where the bytes go */
+	uint8_t bytes[32]; /* bytes[0] is written last when threads run */
+	unsigned n;
+	uint64_t redirect; /* where a thread hitting its int3 is sent */
+	int cookie; /* the caller's */
+	int written; /* set by cs_code_write */
+};
+/* Writes n patches (int3 first when other threads run).  Returns how many
+ * were written, or -1 with *why set when none could be written safely
+ * (a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
+int cs_code_write(struct cs_code_patch *p, size_t n, const char **why);
+/* Maps size bytes (read-write) within rel32 reach of all of [lo, hi).
+ * Returns NULL when no such space is free. */
+void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
+
 /* ---- entry.c: entry patching of every loaded module ---- */
 /* Finds the functions matching the targets in every module not handled
  * yet, patches the entries that are safe (CACHESHIM_HOOK=entry|both) and
