@@ -230,6 +230,7 @@ void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block 
 	uint64_t avail;
 
 	f->site = site;
+	f->generation = cs_g.generation;
 	inc64(&site->entered);
 	/* Never copy past the top of the thread's own stack (a fault); on other
 	 * stacks (fibers) the whole window is copied. */
@@ -470,6 +471,11 @@ uint64_t cs_hot_exit(struct cs_frame *f)
 	struct cs_thread *t = cs_tls_thread;
 	uint64_t v[CS_MAX_EVENTS];
 
+	/* A forked child returning from a call its parent began (fork itself,
+	 * or a target that forked): that call's site, counters and file are
+	 * the parent's. */
+	if (__builtin_expect(f->generation != cs_g.generation, 0))
+		return 0;
 	f->tsc_end = rdtsc_end();
 	f->end.nr = 0;
 	cs_hot_read(t, &f->end);

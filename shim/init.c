@@ -100,6 +100,7 @@ static void after_fork_child(void)
 	cs_g.pid = getpid();
 	cs_g.nsites = 0;
 	cs_g.series_bytes = 0;
+	cs_g.generation++;
 	cs_thread_after_fork();
 	/* The target blocks live in the parent's mapping: copy them first. */
 	for (i = 0; i < cs_g.ntargets; i++) {

@@ -113,7 +113,7 @@ struct cs_frame {
 	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
-	uint64_t unused; /* last slot, at rbp - 8 */
+	uint64_t generation; /* cs_g.generation when measuring began (last slot) */
 };
 
 #define CS_FRAME_SIZE 0x2a0u
@@ -127,7 +127,7 @@ _Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
 _Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
 _Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
 _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
-_Static_assert(offsetof(struct cs_frame, unused) == CS_FRAME_SIZE - 8, "frame");
+_Static_assert(offsetof(struct cs_frame, generation) == CS_FRAME_SIZE - 8, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */
 enum cs_enter_result {
@@ -511,6 +511,8 @@ struct cs_global {
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */
+	uint64_t generation; /* bumped in a forked child: calls in flight at the
+			      * fork belong to the parent's file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
 	pid_t pid;
