@@ -363,16 +363,33 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 	}
 }
 
+/* True when some event needs libpfm4 (an encoding, a preset, or the
+ * defaults, which include page faults): pfm_initialize takes milliseconds,
+ * a large part of a short program's run under `tsc` alone. */
+static int needs_pfm(const struct cs_settings *s)
+{
+	unsigned i;
+
+	if (!s->nevents)
+		return 1;
+	for (i = 0; i < s->nevents; i++)
+		if (strcmp(s->events[i], "tsc") != 0)
+			return 1;
+	return 0;
+}
+
 int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 {
 	const char *pmus[CS_MAX_EVENTS] = {NULL};
 	unsigned i, n = 0;
-	int ret;
+	int ret = PFM_ERR_NOINIT;
 
-	ret = pfm_initialize();
-	if (ret != PFM_SUCCESS)
-		cs_log("libpfm4 initialization failed: %s; only tsc is available",
-		       pfm_strerror(ret));
+	if (needs_pfm(s)) {
+		ret = pfm_initialize();
+		if (ret != PFM_SUCCESS)
+			cs_log("libpfm4 initialization failed: %s; only tsc is available",
+			       pfm_strerror(ret));
+	}
 	if (!s->nevents)
 		choose_defaults(s);
 	expand_presets(s, ret == PFM_SUCCESS, pmus);

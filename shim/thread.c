@@ -297,8 +297,15 @@ static struct cs_nested_block *make_nested(struct cs_site_block *site)
 static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 {
 	uint64_t size = cs_series_block_size(cs_g.nevents);
+	const struct cs_target_block *tb = cs_g.targets[idx].block;
 	struct cs_series_block *sb;
 
+	/* The calibration calls: the report shows no series of them, so
+	 * their ~300 KB of windows would only cost page faults at start. */
+	if (tb && (tb->how & CS_HOOK_CALIBRATION)) {
+		t->series[idx] = CS_NO_SERIES;
+		return CS_NO_SERIES;
+	}
 	/* Series may take a quarter of the file, so that they never crowd
 	 * out the call sites' own rows. */
 	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
@@ -318,13 +325,39 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	return sb;
 }
 
+/* Four buckets at a time (SSE2; this is the slow path, the trampoline
+ * saved the vector state): the merges were most of the shim's own work in
+ * a short run. */
+typedef uint32_t cs_v4u __attribute__((vector_size(16), aligned(4)));
+
+/* h[b] += o[b], saturating at UINT32_MAX (after ~2^42 calls of one thread). */
+static void merge_hist(uint32_t *h, const uint32_t *o)
+{
+	unsigned b = 0;
+
+	for (; b + 4 <= CS_WHIST_BUCKETS; b += 4) {
+		cs_v4u x, y, sum;
+
+		memcpy(&x, h + b, sizeof(x));
+		memcpy(&y, o + b, sizeof(y));
+		sum = x + y;
+		sum |= (cs_v4u)(sum < x);
+		memcpy(h + b, &sum, sizeof(sum));
+	}
+	for (; b < CS_WHIST_BUCKETS; b++) {
+		uint32_t sum = h[b] + o[b];
+
+		h[b] = sum < h[b] ? UINT32_MAX : sum;
+	}
+}
+
 /* All windows used: window i becomes windows 2i and 2i+1 merged, and each
  * window covers twice as many calls.  In place: window i is written only
  * after windows 2i, 2i+1 >= i were read. */
 static void merge_windows(struct cs_series_block *sb)
 {
 	char *base = (char *)(sb + 1);
-	unsigned i, e, b, n = sb->nevents;
+	unsigned i, e, n = sb->nevents;
 
 	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
 		struct cs_window *dst = (struct cs_window *)(base + i * sb->window_size);
@@ -342,12 +375,7 @@ static void merge_windows(struct cs_series_block *sb)
 				m.min = wc[e].min;
 			if (c->calls && (!a->calls || wc[e].max > m.max))
 				m.max = wc[e].max;
-			for (b = 0; b < CS_WHIST_BUCKETS; b++) {
-				uint64_t sum = (uint64_t)m.hist[b] + wc[e].hist[b];
-
-				/* Saturate: after ~2^42 calls of one thread. */
-				m.hist[b] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-			}
+			merge_hist(m.hist, wc[e].hist);
 			wd[e] = m;
 		}
 		dst->first_tsc = a->calls ? a->first_tsc : c->first_tsc;
