@@ -16,6 +16,14 @@
  * counted too.  Built with -mgeneral-regs-only: the trampoline does not
  * save vector or x87 registers around these calls.
  *
+ * Measured (callgrind, `tsc` alone, one call site): ~115 instructions in
+ * cs_hot_enter and ~130 in the exit, besides the trampoline's ~135 (64 of
+ * them the stack-argument copy).  Between the fences the work is a chain
+ * of dependent loads (target, thread, table, slot, site) and of the value
+ * into its histogram bucket, so what costs is latency more than count:
+ * the trampoline with no C work is ~1.27x the rdtsc floor, the site lookup
+ * adds ~9 ns and the statistics ~7 ns (3 of them the histogram bucket).
+ *
  * Anything that is not a hit (first call of a thread, a new call site, a
  * nested or series block to make, series windows to merge) returns a
  * SLOW code and is done by thread.c with the full register state saved.
