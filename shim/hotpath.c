@@ -16,8 +16,8 @@
  * counted too.  Built with -mgeneral-regs-only: the trampoline does not
  * save vector or x87 registers around these calls.
  *
- * Measured (callgrind, `tsc` alone, one call site): ~115 instructions in
- * cs_hot_enter and ~130 in the exit, besides the trampoline's ~135 (64 of
+ * Measured (callgrind, `tsc` alone, one call site): ~125 instructions in
+ * cs_hot_enter and ~165 in the exit, besides the trampoline's ~135 (64 of
  * them the stack-argument copy).  Between the fences the work is a chain
  * of dependent loads (target, thread, table, slot, site) and of the value
  * into its histogram bucket, so what costs is latency more than count:
