@@ -189,11 +189,7 @@ struct cs_thread {
 
 static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite, uint64_t key)
 {
-	uint64_t h = callsite ^ ((uint64_t)target << 48) ^ (key * 0x9e37u);
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 32);
+	return (callsite ^ (callsite >> 13)) + (target * 0x9e3779b97f4a7c15ull) + key * 0x9e37u;
 }
 
 extern __thread struct cs_thread *cs_tls_thread;

@@ -322,7 +322,15 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
 	unsigned i;
 
 	for (i = 0; i < s->ntargets; i++) {
-		if (!fnmatch(s->targets[i].glob, name, 0))
+		const char *g = s->targets[i].glob;
+		size_t lit = strcspn(g, "*?[\\");
+
+		/* fnmatch converts both strings to wide characters in a UTF-8
+		 * locale (milliseconds over a large program's symbols): compare
+		 * the literal part first. */
+		if (strncmp(g, name, lit) != 0)
+			continue;
+		if (!g[lit] ? !name[lit] : !fnmatch(g, name, 0))
 			return (int)i;
 	}
 	return -1;
