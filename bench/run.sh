@@ -21,6 +21,8 @@
 #   BENCH_INSTALL=1                apt-get install the peer tools first and
 #                                  mount tracefs for `perf probe` (root)
 #   BENCH_RUBY_SIZE=32768          Hash size of the ruby demo run
+#   BENCH_ONLY=ID,ID...            run only these configurations (ids as in
+#                                  the configs list; `ruby` = the ruby rows)
 set -eu
 set -f # target globs (bench_f*) are passed as words, never expanded here
 export LC_ALL=C
@@ -352,12 +354,16 @@ run_ruby_hf() {
 # ---------------------------------------------------------------------------
 # The rounds.
 run_ids=()
+only=,${BENCH_ONLY:-},
 for id in "${ids[@]}"; do
 	[ -z "${skip[$id]:-}" ] || continue
+	if [ -n "${BENCH_ONLY:-}" ]; then
+		case $only in *",$id,"*) ;; *) continue ;; esac
+	fi
 	case $id in ruby*) [ "$hyperfine_ruby" = 1 ] && continue ;; esac
 	run_ids+=("$id")
 done
-if [ "$hyperfine_ruby" = 1 ]; then
+if [ "$hyperfine_ruby" = 1 ] && { [ -z "${BENCH_ONLY:-}" ] || [[ $only == *,ruby,* ]]; }; then
 	run_ids+=(ruby_hf)
 	note "ruby rows: hyperfine, 3 runs of each command (after 1 warm-up) per round"
 fi

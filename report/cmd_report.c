@@ -10,17 +10,17 @@
 enum format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_HTML };
 
 /* Long options without a short one. */
-enum { OPT_SELF = 0x200, OPT_NESTED, OPT_SERIES };
+enum { OPT_SELF = 0x200, OPT_NESTED, OPT_SERIES, OPT_TARGETS };
 
 static void usage(FILE *out)
 {
 	fputs("usage: cacheshim report [--by function|callsite|key]\n"
 	      "                        [--format table|csv|json|html] [--self] [--nested]\n"
-	      "                        [--series] [--debug-dir DIR] [--subtract-overhead]\n"
-	      "                        [--sort COL[:asc|:desc]] [--top N] [--function GLOB]\n"
-	      "                        [--module GLOB] [--event NAME[,NAME]] [--hist] [--cold]\n"
-	      "                        [--binomial] [--derive NAME=EXPR] [--search-path DIR]\n"
-	      "                        FILE...\n"
+	      "                        [--series] [--targets] [--debug-dir DIR]\n"
+	      "                        [--subtract-overhead] [--sort COL[:asc|:desc]]\n"
+	      "                        [--top N] [--function GLOB] [--module GLOB]\n"
+	      "                        [--event NAME[,NAME]] [--hist] [--cold] [--binomial]\n"
+	      "                        [--derive NAME=EXPR] [--search-path DIR] FILE...\n"
 	      "       cacheshim report --diff A B [options]   (A, B: files or directories)\n"
 	      "\n"
 	      "  -b, --by WHAT       one row per call site (default) or per function;\n"
@@ -32,6 +32,9 @@ static void usage(FILE *out)
 	      "                      targets made inside (nested targets)\n"
 	      "      --nested        inclusive and self mean side by side\n"
 	      "      --series        the values over time, window by window\n"
+	      "      --targets       per target: how its calls were caught (entry\n"
+	      "                      patch, GOT slots), and why entry patching was\n"
+	      "                      refused (table, csv; json always has them)\n"
 	      "  -d, --debug-dir DIR where .build-id/xx/yyyy.debug files are looked\n"
 	      "                      for (default /usr/lib/debug)\n"
 	      "  -s, --subtract-overhead\n"
@@ -123,6 +126,7 @@ int cs_cmd_report(int argc, char **argv)
 		{"exclusive", no_argument, NULL, OPT_SELF},
 		{"nested", no_argument, NULL, OPT_NESTED},
 		{"series", no_argument, NULL, OPT_SERIES},
+		{"targets", no_argument, NULL, OPT_TARGETS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -135,7 +139,7 @@ int cs_cmd_report(int argc, char **argv)
 	struct cs_symbols *syms;
 	struct cs_report *r;
 	char b[48];
-	int c, ret, damaged, subtract = 0, self = 0, series = 0;
+	int c, ret, damaged, subtract = 0, self = 0, series = 0, targets = 0;
 
 	while ((c = getopt_long(argc, argv, "b:f:d:sh", cs_options_table(opts, all, 64), NULL)) !=
 	       -1) {
@@ -187,6 +191,9 @@ int cs_cmd_report(int argc, char **argv)
 		case OPT_SERIES:
 			series = 1;
 			break;
+		case OPT_TARGETS:
+			targets = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return CS_EXIT_OK;
@@ -202,6 +209,12 @@ int cs_cmd_report(int argc, char **argv)
 	}
 	if (args.hist && fmt != FMT_TABLE) {
 		cs_err("report: --hist draws in the table format only");
+		cs_options_free(&args);
+		return CS_EXIT_USAGE;
+	}
+	if (targets && (fmt == FMT_HTML || series || args.hist || args.diff)) {
+		cs_err("report: --targets prints a table, CSV or JSON, without --series, --hist "
+		       "and --diff");
 		cs_options_free(&args);
 		return CS_EXIT_USAGE;
 	}
@@ -243,7 +256,11 @@ int cs_cmd_report(int argc, char **argv)
 		cs_options_free(&args);
 		return ret;
 	}
-	if (series && (fmt == FMT_CSV || fmt == FMT_TABLE)) {
+	if (targets && fmt == FMT_TABLE) {
+		ret = cs_targets_print_table(stdout, r);
+	} else if (targets && fmt == FMT_CSV) {
+		ret = cs_targets_print_csv(stdout, r);
+	} else if (series && (fmt == FMT_CSV || fmt == FMT_TABLE)) {
 		ret = fmt == FMT_CSV ? cs_series_print_csv(stdout, r)
 				     : cs_series_print_table(stdout, r);
 	} else if (fmt == FMT_JSON) {

@@ -26,13 +26,16 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: cacheshim run [-e EVENTS] [-t TARGETS] [-o OUTPUT] [-q] [--] PROG [ARGS...]\n"
+	fputs("usage: cacheshim run [-e EVENTS] [-t TARGETS] [-o OUTPUT] [--hook HOW] [-q] [--]\n"
+	      "                     PROG [ARGS...]\n"
 	      "\n"
 	      "  -e, --events EVENTS    comma-separated events (CACHESHIM_EVENTS)\n"
 	      "  -t, --targets TARGETS  comma-separated function globs, NAME:argN to key\n"
 	      "                         by an argument (CACHESHIM_TARGETS)\n"
 	      "  -o, --output PATTERN   report file name, %p = pid, %e = program\n"
 	      "                         (CACHESHIM_OUTPUT, default cacheshim.out.%p)\n"
+	      "      --hook HOW         how calls are caught: entry, got or both\n"
+	      "                         (CACHESHIM_HOOK, default both)\n"
 	      "  -q, --quiet            no summary, no shim messages (CACHESHIM_QUIET=1)\n"
 	      "  -h, --help             this text\n",
 	      out);
@@ -269,9 +272,10 @@ int cs_cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{"events", required_argument, NULL, 'e'}, {"targets", required_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+		{"hook", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *targets = NULL, *output = NULL, *shim;
+	const char *events = NULL, *targets = NULL, *output = NULL, *hook = NULL, *shim;
 	struct sigaction ign, old_int, old_quit;
 	int c, quiet = 0, pfd[2], status, child_errno = 0;
 	char session[32];
@@ -293,6 +297,14 @@ int cs_cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'H':
+			if (strcmp(optarg, "entry") && strcmp(optarg, "got") &&
+			    strcmp(optarg, "both")) {
+				cs_err("run: --hook '%s' is not entry, got or both", optarg);
+				return CS_EXIT_USAGE;
+			}
+			hook = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -319,6 +331,7 @@ int cs_cmd_run(int argc, char **argv)
 	    (events && set_env("CACHESHIM_EVENTS", events)) ||
 	    (targets && set_env("CACHESHIM_TARGETS", targets)) ||
 	    (output && set_env("CACHESHIM_OUTPUT", output)) ||
+	    (hook && set_env("CACHESHIM_HOOK", hook)) ||
 	    (quiet && set_env("CACHESHIM_QUIET", "1")) || prepend_preload(shim))
 		return CS_EXIT_FAIL;
 	if (!output) {

@@ -26,7 +26,7 @@ static const char *const val_names[NVALS] = {"a", "b", "diff", "pct"};
 
 struct drow {
 	char *key; /* function, NUL, module path, NUL, offset: the match */
-	char fn[CS_TARGET_NAME_MAX + 48];
+	char fn[CS_FUNCTION_MAX];
 	char *cs, *mod; /* labels */
 	const struct cs_row *a, *b;
 	size_t order;
@@ -51,7 +51,7 @@ static char *row_key(const struct cs_report *r, const struct cs_row *row, char *
 	const char *mod = "";
 	char *key;
 
-	cs_merge_function(row, fn, CS_TARGET_NAME_MAX + 48);
+	cs_merge_function(row, fn, CS_FUNCTION_MAX);
 	if (r->by == CS_BY_CALLSITE && row->k.module && row->k.module <= r->nmodules)
 		mod = r->modules[row->k.module - 1]->path;
 	*len = (size_t)asprintf(&key, "%s%c%s%c%llx", fn, 0, mod, 0,
@@ -62,7 +62,7 @@ static char *row_key(const struct cs_report *r, const struct cs_row *row, char *
 /* Adds the rows of r as side (0: a, 1: b). */
 static int add_rows(struct drow **h, const struct cs_report *r, int side, struct cs_symbols *syms)
 {
-	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
 	struct cs_row **rows;
 	struct drow *d;
 	size_t n, i, len;
@@ -325,7 +325,7 @@ static void print_csv(FILE *out, const struct dline *lines, size_t n, const char
 static void print_table(FILE *out, const struct dline *lines, size_t n, int by_fn)
 {
 	size_t w[NCOLS + 3], i, k, len;
-	char buf[NCOLS + 3][CS_TARGET_NAME_MAX + 64];
+	char buf[NCOLS + 3][CS_FUNCTION_MAX];
 	int c;
 
 	for (k = 0; k < NCOLS + 3; k++)

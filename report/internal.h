@@ -78,6 +78,10 @@ struct cs_file {
 	size_t nnested;
 	const struct cs_series_block **series; /* valid ones, in file order */
 	size_t nseries;
+	/* Refusal blocks whose target exists, sorted by target id, then in
+	 * file order (a target may have several: all are kept). */
+	const struct cs_refusal_block **refusals;
+	size_t nrefusals;
 };
 
 /* Reads and validates the report file at path.  Returns 0 and sets *out,
@@ -254,11 +258,49 @@ struct cs_row_key {
 	uint32_t argn; /* of the target, 0 when not keyed */
 	uint64_t offset; /* callsite - base; raw address when module is 0 */
 	uint64_t key; /* CS_KEY_NONE when not keyed */
+	/* Which function of that name (cs_target_info): two local functions
+	 * may share a name, and must not share a row. */
+	uint32_t tmodule, treserved;
+	uint64_t toff;
+};
+
+/* A reason a target's entry was not patched (cs_refusal_block). */
+struct cs_refusal_info {
+	char why[sizeof(((struct cs_refusal_block *)0)->why)];
+	uint64_t offset; /* in the function, 0 if none */
+};
+
+/* A wrapped function, merged over files: one per (name, defining module
+ * path, offset of its address in that module).  A target whose module is
+ * unknown, or whose address is outside it, has module 0 and offset 0:
+ * then it is matched by name alone, as a process's load addresses say
+ * nothing about another's. */
+struct cs_target_key {
+	char name[CS_TARGET_NAME_MAX];
+	uint32_t module; /* cs_module_info.idx of the defining module, 0 unknown */
+	uint32_t reserved;
+	uint64_t offset; /* addr - module base */
+};
+
+struct cs_target_info {
+	struct cs_target_key k;
+	const struct cs_module_info *mod; /* of k.module, NULL when 0 */
+	uint64_t addr; /* run-time address in the first file, for module 0 */
+	uint32_t how; /* CS_HOOK_* of every file, or'ed */
+	uint32_t got_slots; /* the most any file patched */
+	uint64_t calls; /* measured calls, over all its sites */
+	struct cs_refusal_info *refusals; /* distinct reasons, in file order */
+	size_t nrefusals;
+	/* Functions of this name in the report (all cs_target_info with
+	 * this k.name): above 1, its rows are labelled name@module+0xOFF. */
+	const unsigned *same_name;
+	UT_hash_handle hh;
 };
 
 /* One (function, call site) or one function: all events. */
 struct cs_row {
 	struct cs_row_key k;
+	const struct cs_target_info *target; /* the function it calls */
 	uint64_t calls, entered, dropped;
 	size_t naggs;
 	struct cs_agg **aggs; /* per event of the report, NULL = no values */
@@ -316,6 +358,11 @@ struct cs_report {
 		size_t evmap[CS_MAX_EVENTS];
 	} * kept;
 	size_t nkept;
+	/* Every target of every file but the calibration one (uthash head),
+	 * and the number of functions per name (merge.c). */
+	struct cs_target_info *targets;
+	size_t ntargets;
+	struct cs_name_count *names;
 };
 
 /* Returns a new empty report, or NULL when out of memory. */
@@ -341,8 +388,20 @@ const struct cs_agg *cs_merge_cold(const struct cs_row *row, size_t ev);
 /* Returns 1 when event ev of r was not counted in any file (failed and
  * never counted), else 0. */
 int cs_merge_not_counted(const struct cs_report *r, size_t ev);
+/* Returns a malloc'd array of the targets of r sorted by name, module
+ * path and offset, and sets *n; NULL (and *n = 0) when none or out of
+ * memory. */
+struct cs_target_info **cs_merge_targets(const struct cs_report *r, size_t *n);
+/* Writes the label of target t of file f (already merged into r) into
+ * buf: its name, or name@module+0xOFF when r has several functions of
+ * that name, as cs_merge_function.  Returns buf. */
+char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
+			    const struct cs_target_block *t, char *buf, size_t len);
+/* Room for a function column: name@module+0xOFF[argN:KEY]. */
+#define CS_FUNCTION_MAX (CS_TARGET_NAME_MAX + 128)
 /* Writes the function column of row ("name", or "name[argN:KEY]" for a
- * keyed target) into buf.  Returns buf. */
+ * keyed target; "name@module+0xOFF..." when the report has several
+ * functions of that name) into buf.  Returns buf. */
 char *cs_merge_function(const struct cs_row *row, char *buf, size_t len);
 /* Frees r and the files it kept; NULL is fine. */
 void cs_merge_free(struct cs_report *r);
@@ -429,6 +488,28 @@ void cs_csv_extras_blank(FILE *out, const struct cs_output_opts *o);
 /* Shared by both outputs: the callsite and module columns of row. */
 void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
 			struct cs_symbols *syms, char *cs, size_t cslen, char *mod, size_t modlen);
+
+/* ---- output_targets.c: --targets, how each target's calls were caught ---- */
+
+/* How t's calls were caught, as a stable token: entry, entry+got, got,
+ * got-refused, refused or none. */
+const char *cs_targets_how(const struct cs_target_info *t);
+/* Writes t's address as "module+0xOFF" (module's base name), or as the
+ * raw "0xADDR" when its module is unknown, into buf.  Returns buf. */
+char *cs_targets_address(const struct cs_target_info *t, char *buf, size_t len);
+/* Writes t's reasons ("why (+0xOFF)", several joined by "; ") into buf,
+ * "" when none.  Returns buf. */
+char *cs_targets_reason(const struct cs_target_info *t, char *buf, size_t len);
+/* Prints the targets of r as a table and a summary line / as CSV.
+ * Returns 0, -EIO or -ENOMEM. */
+int cs_targets_print_table(FILE *out, const struct cs_report *r);
+int cs_targets_print_csv(FILE *out, const struct cs_report *r);
+/* Returns 1 when t is listed: --function, when given, matches its
+ * name (--module selects callers, not targets). */
+int cs_targets_listed(const struct cs_report *r, const struct cs_target_info *t);
+/* Returns how many targets of r had entry patching refused (and not
+ * patched at their entry in another file). */
+size_t cs_targets_refused(const struct cs_report *r);
 
 /* ---- view.c: the rows an output shows: their values, labels and order ---- */
 
@@ -673,7 +754,7 @@ struct cs_series_point {
 /* The windows of one (target, event), of one thread (tid != 0) or of all
  * the threads that called the target (tid == 0: same shift, merged). */
 struct cs_series_line {
-	char target[CS_TARGET_NAME_MAX];
+	char target[CS_FUNCTION_MAX]; /* as cs_merge_target_label */
 	size_t event; /* index in cs_report.events */
 	uint32_t tid; /* 0 = all threads merged */
 	uint32_t pid; /* of the thread's file; 0 when merged */

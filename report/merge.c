@@ -104,6 +104,198 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 	return m->idx;
 }
 
+/* ---- targets: how each function's calls were caught ---- */
+
+/* The number of functions (cs_target_info) of one name in one module:
+ * only those need their address to be told apart (local functions of one
+ * name; the same name in two modules is told apart by the module). */
+struct cs_name_count {
+	unsigned n;
+	UT_hash_handle hh;
+	char name[]; /* the key */
+};
+
+/* Returns the counter of name, made at 0 when new; NULL when out of
+ * memory. */
+static struct cs_name_count *name_count(struct cs_report *r, const char *name)
+{
+	struct cs_name_count *c;
+	size_t len = strlen(name);
+
+	HASH_FIND(hh, r->names, name, len, c);
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c) + len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c->name, name, len + 1);
+	HASH_ADD_KEYPTR(hh, r->names, c->name, len, c);
+	return c;
+}
+
+/* Makes the key of t (of file f) in *k but for its module index, and
+ * returns the module block the key needs (NULL: module 0). */
+static const struct cs_module_block *
+target_key(const struct cs_file *f, const struct cs_target_block *t, struct cs_target_key *k)
+{
+	const struct cs_module_block *m = t->module ? cs_reader_module(f, t->module) : NULL;
+
+	memset(k, 0, sizeof(*k)); /* padding is part of the hash key */
+	memcpy(k->name, t->name, sizeof(k->name));
+	/* The offset in the module is the same in every process that
+	 * loaded it; an address outside its module's range is not
+	 * trusted to be one. */
+	if (!m || t->addr < m->lo || t->addr >= m->hi || t->addr < m->base)
+		return NULL;
+	k->offset = t->addr - m->base;
+	return m;
+}
+
+char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
+			    const struct cs_target_block *t, char *buf, size_t len)
+{
+	const struct cs_module_block *m;
+	struct cs_target_info *ti = NULL;
+	struct cs_module_info *mi = NULL;
+	struct cs_target_key k;
+	size_t n;
+
+	m = target_key(f, t, &k);
+	if (m) {
+		HASH_FIND_STR(r->module_hash, m->path, mi);
+		k.module = mi ? mi->idx : 0;
+	}
+	if (!m || mi)
+		HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
+	snprintf(buf, len, "%s", t->name);
+	if (ti && *ti->same_name > 1 && (n = strlen(buf)) + 1 < len) {
+		buf[n++] = '@';
+		cs_targets_address(ti, buf + n, len - n);
+	}
+	return buf;
+}
+
+/* Returns the merged target of t (of file f), made when new; NULL when
+ * out of memory.  Its how, GOT slots and address are merged in. */
+static struct cs_target_info *intern_target(struct cs_report *r, const struct cs_file *f,
+					    const struct cs_target_block *t)
+{
+	const struct cs_module_block *m;
+	struct cs_target_key k;
+	struct cs_target_info *ti;
+	struct cs_name_count *c;
+
+	m = target_key(f, t, &k);
+	if (m) {
+		k.module = intern_module(r, m);
+		if (k.module == 0)
+			return NULL;
+	}
+	HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
+	if (!ti) {
+		char key[CS_TARGET_NAME_MAX + 16];
+
+		snprintf(key, sizeof(key), "%s%c%u", k.name, 1, k.module);
+		c = name_count(r, key);
+		ti = calloc(1, sizeof(*ti));
+		if (!c || !ti) {
+			free(ti);
+			return NULL;
+		}
+		ti->k = k;
+		ti->mod = k.module ? r->modules[k.module - 1] : NULL;
+		ti->addr = t->addr;
+		ti->same_name = &c->n;
+		c->n++;
+		HASH_ADD(hh, r->targets, k, sizeof(ti->k), ti);
+		r->ntargets++;
+	}
+	ti->how |= t->how;
+	if (t->got_slots > ti->got_slots)
+		ti->got_slots = t->got_slots;
+	return ti;
+}
+
+/* Adds the reason rb to ti unless it already has it (another process of
+ * the same program refuses for the same reason).  Returns 0 or -ENOMEM. */
+static int add_refusal(struct cs_target_info *ti, const struct cs_refusal_block *rb)
+{
+	struct cs_refusal_info *nr;
+	size_t i;
+
+	for (i = 0; i < ti->nrefusals; i++)
+		if (ti->refusals[i].offset == rb->offset &&
+		    strcmp(ti->refusals[i].why, rb->why) == 0)
+			return 0;
+	nr = realloc(ti->refusals, (ti->nrefusals + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	ti->refusals = nr;
+	memcpy(nr[ti->nrefusals].why, rb->why, sizeof(nr->why));
+	nr[ti->nrefusals++].offset = rb->offset;
+	return 0;
+}
+
+/* Returns the index of the target with that id in f->targets (it exists:
+ * the reader dropped the blocks that name another). */
+static size_t target_index(const struct cs_file *f, uint32_t id)
+{
+	size_t lo = 0, hi = f->ntargets, mid;
+
+	while (lo + 1 < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->targets[mid]->id <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Merges the targets and refusals of f into r, and sets ti[i] to the
+ * merged target of f->targets[i] (NULL for the calibration target).
+ * Returns 0 or -ENOMEM. */
+static int add_targets(struct cs_report *r, const struct cs_file *f, struct cs_target_info **ti)
+{
+	size_t i;
+
+	for (i = 0; i < f->ntargets; i++) {
+		ti[i] = NULL;
+		if (f->targets[i]->how & CS_HOOK_CALIBRATION)
+			continue;
+		ti[i] = intern_target(r, f, f->targets[i]);
+		if (!ti[i])
+			return -ENOMEM;
+	}
+	for (i = 0; i < f->nrefusals; i++) {
+		struct cs_target_info *t = ti[target_index(f, f->refusals[i]->target)];
+
+		if (t && add_refusal(t, f->refusals[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_targets(const void *a, const void *b);
+
+struct cs_target_info **cs_merge_targets(const struct cs_report *r, size_t *n)
+{
+	struct cs_target_info **v, *t, *tmp;
+	size_t i = 0;
+
+	*n = 0;
+	if (r->ntargets == 0)
+		return NULL;
+	v = malloc(r->ntargets * sizeof(*v));
+	if (!v)
+		return NULL;
+	HASH_ITER(hh, r->targets, t, tmp)
+	v[i++] = t;
+	qsort(v, i, sizeof(*v), cmp_targets);
+	*n = i;
+	return v;
+}
+
 /* FNV-1a of the parts of k that are in use: uthash's own hash of the
  * whole 150-byte key (mostly the zeros after the name) was a tenth of
  * merging 100,000 call sites. */
@@ -111,12 +303,13 @@ static unsigned row_hash(const struct cs_row_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k->name;
 	uint64_t h = 0xcbf29ce484222325ull,
-		 w[3] = {k->offset, k->key, (uint64_t)k->module << 32 | k->argn};
+		 w[5] = {k->offset, k->key, (uint64_t)k->module << 32 | k->argn, k->tmodule,
+			 k->toff};
 	size_t i;
 
 	for (i = 0; i < sizeof(k->name) && p[i]; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		h = (h ^ w[i]) * 0x100000001b3ull;
 	return (unsigned)(h ^ (h >> 32));
 }
@@ -358,18 +551,18 @@ static int add_other(const struct cs_report *r, struct cs_row *row, const struct
 		     const struct cs_site_block *s, const struct cs_nested_block *nb,
 		     const size_t *evmap, const uint64_t *over);
 
+static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_target_info **ti,
+		     const size_t *evmap, const uint64_t *over);
+
 int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 {
-	static struct cs_stat xstat; /* 9 KiB: not on the stack */
 	const struct cs_file_header *h = f->hdr;
-	uint64_t over[CS_MAX_EVENTS] = {0}, n;
+	struct cs_target_info **ti;
+	uint64_t over[CS_MAX_EVENTS] = {0};
 	size_t evmap[CS_MAX_EVENTS];
-	struct cs_row_key k;
-	struct cs_row *row;
-	struct cs_agg *agg;
-	size_t i;
 	unsigned e;
 	long g;
+	int ret;
 
 	if (add_file_info(r, f))
 		return -ENOMEM;
@@ -381,6 +574,31 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 	}
 	if (r->subtract_overhead && file_overhead(f, over))
 		return -ENOMEM;
+	ti = calloc(f->ntargets + 1, sizeof(*ti));
+	if (!ti || add_targets(r, f, ti)) {
+		free(ti);
+		return -ENOMEM;
+	}
+	ret = add_sites(r, f, ti, evmap, over);
+	free(ti);
+	return ret;
+}
+
+/* Adds the sites of f to r's rows; ti as add_targets made it, evmap the
+ * report's index of each event of f, over its overhead per event.
+ * Returns 0 or -ENOMEM. */
+static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_target_info **ti,
+		     const size_t *evmap, const uint64_t *over)
+{
+	static struct cs_stat xstat; /* 9 KiB: not on the stack */
+	const struct cs_file_header *h = f->hdr;
+	struct cs_target_info *target;
+	struct cs_row_key k;
+	struct cs_row *row;
+	struct cs_agg *agg;
+	uint64_t n;
+	size_t i;
+	unsigned e;
 
 	for (i = 0; i < f->nsites; i++) {
 		const struct cs_site_block *s = f->sites[i];
@@ -405,10 +623,14 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 				return -ENOMEM;
 			continue;
 		}
+		target = ti[target_index(f, s->target)];
+		target->calls += s->calls;
 		if ((r->nfn_globs || r->nmod_globs) && !selected(r, f, s, t))
 			continue;
 		memset(&k, 0, sizeof(k)); /* padding is part of the hash key */
 		memcpy(k.name, t->name, sizeof(k.name));
+		k.tmodule = target->k.module;
+		k.toff = target->k.offset;
 		k.key = s->key;
 		if (s->key != CS_KEY_NONE)
 			k.argn = t->argn;
@@ -426,6 +648,7 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 		row = find_row(r, &k);
 		if (!row)
 			return -ENOMEM;
+		row->target = target;
 		row->calls += s->calls;
 		row->entered += s->entered;
 		row->dropped += s->dropped;
@@ -502,6 +725,14 @@ static int cmp_rows(const void *a, const void *b)
 	c = strcmp(x->k.name, y->k.name);
 	if (c)
 		return c;
+	if (x->k.tmodule != y->k.tmodule) {
+		c = strcmp(module_path(sort_report, x->k.tmodule),
+			   module_path(sort_report, y->k.tmodule));
+		if (c)
+			return c;
+	}
+	if (x->k.toff != y->k.toff)
+		return x->k.toff < y->k.toff ? -1 : 1;
 	if (x->k.argn != y->k.argn)
 		return x->k.argn < y->k.argn ? -1 : 1;
 	if (x->k.key != y->k.key)
@@ -512,6 +743,25 @@ static int cmp_rows(const void *a, const void *b)
 		if (c)
 			return c;
 	}
+	if (x->k.offset != y->k.offset)
+		return x->k.offset < y->k.offset ? -1 : 1;
+	return 0;
+}
+
+/* Targets by name, module path, offset (one module per report index:
+ * the paths say it all). */
+static int cmp_targets(const void *a, const void *b)
+{
+	const struct cs_target_info *x = *(const struct cs_target_info *const *)a;
+	const struct cs_target_info *y = *(const struct cs_target_info *const *)b;
+	int c;
+
+	c = strcmp(x->k.name, y->k.name);
+	if (c)
+		return c;
+	c = strcmp(x->mod ? x->mod->path : "", y->mod ? y->mod->path : "");
+	if (c)
+		return c;
 	if (x->k.offset != y->k.offset)
 		return x->k.offset < y->k.offset ? -1 : 1;
 	return 0;
@@ -576,8 +826,23 @@ int cs_merge_not_counted(const struct cs_report *r, size_t ev)
 
 char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
 {
+	const struct cs_target_info *t = row->target;
+	char at[CS_TARGET_NAME_MAX + 64];
 	size_t n;
 
+	if (t && *t->same_name > 1) {
+		/* Two functions share the name (two static ones in two
+		 * files, say): where each one is tells them apart. */
+		snprintf(at, sizeof(at), "%s@", row->k.name);
+		n = strlen(at);
+		cs_targets_address(t, at + n, sizeof(at) - n);
+		if (row->k.key == CS_KEY_NONE)
+			snprintf(buf, len, "%s", at);
+		else
+			snprintf(buf, len, "%s[arg%u:%llu]", at, row->k.argn,
+				 (unsigned long long)row->k.key);
+		return buf;
+	}
 	if (row->k.key == CS_KEY_NONE) {
 		/* Not snprintf: this runs for every row of every report. */
 		n = strnlen(row->k.name, sizeof(row->k.name));
@@ -597,6 +862,8 @@ void cs_merge_free(struct cs_report *r)
 {
 	struct cs_row *row, *tmp;
 	struct cs_module_info *m, *mt;
+	struct cs_target_info *t, *tt;
+	struct cs_name_count *nc, *nct;
 	size_t i;
 
 	if (!r)
@@ -616,6 +883,17 @@ void cs_merge_free(struct cs_report *r)
 			cs_stats_free(row->cold[i]);
 		free(row->cold);
 		free(row);
+	}
+	HASH_ITER(hh, r->targets, t, tt)
+	{
+		HASH_DEL(r->targets, t);
+		free(t->refusals);
+		free(t);
+	}
+	HASH_ITER(hh, r->names, nc, nct)
+	{
+		HASH_DEL(r->names, nc);
+		free(nc);
 	}
 	HASH_ITER(hh, r->module_hash, m, mt)
 	{

@@ -122,7 +122,7 @@ static void picture(FILE *out, const struct cs_agg *a, int ascii)
 /* The rows of r merged per function: rows in cs_merge_sorted order have
  * a function's rows next to each other. */
 struct fn {
-	char name[CS_TARGET_NAME_MAX + 48];
+	char name[CS_FUNCTION_MAX];
 	struct cs_agg agg;
 	struct cs_summary s;
 	int have;
@@ -130,7 +130,7 @@ struct fn {
 
 static struct fn *functions(const struct cs_report *r, size_t ev, size_t *nfn)
 {
-	char name[CS_TARGET_NAME_MAX + 48];
+	char name[CS_FUNCTION_MAX];
 	struct cs_row **rows;
 	const struct cs_agg *a;
 	struct fn *f = NULL;

@@ -205,7 +205,7 @@ static void jevent(FILE *out, const struct cs_report *r, struct cs_row **rows, s
 static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		      struct cs_row **rows, size_t n, struct cs_agg *view)
 {
-	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096], kc[48];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096], kc[48];
 	uint64_t calls = 0, entered = 0, dropped = 0;
 	size_t i, ev;
 
@@ -273,7 +273,8 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 
 static int same_function(const struct cs_row *a, const struct cs_row *b)
 {
-	return strcmp(a->k.name, b->k.name) == 0 && a->k.argn == b->k.argn && a->k.key == b->k.key;
+	return strcmp(a->k.name, b->k.name) == 0 && a->k.tmodule == b->k.tmodule &&
+	       a->k.toff == b->k.toff && a->k.argn == b->k.argn && a->k.key == b->k.key;
 }
 
 static void jheader(FILE *out, const struct cs_report *r)
@@ -398,6 +399,58 @@ static int jseries(FILE *out, const struct cs_report *r)
 	return 0;
 }
 
+/* The targets that --function lists, one object each.  Returns 0 or
+ * -ENOMEM. */
+static int jtargets(FILE *out, const struct cs_report *r)
+{
+	struct cs_target_info **v;
+	char buf[CS_FUNCTION_MAX];
+	size_t n, i, j, k;
+
+	v = cs_merge_targets(r, &n);
+	if (r->ntargets && !v)
+		return -ENOMEM;
+	fputs(",\"targets\":[", out);
+	for (i = 0, j = 0; i < n; i++) {
+		const struct cs_target_info *t = v[i];
+
+		if (!cs_targets_listed(r, t))
+			continue;
+		fputs(j++ ? ",{" : "{", out);
+		jkey(out, "function");
+		jstr(out, t->k.name);
+		fputc(',', out);
+		jkey(out, "module");
+		if (t->mod)
+			jstr(out, t->mod->path);
+		else
+			fputs("null", out);
+		fputc(',', out);
+		jkey(out, "address");
+		jstr(out, cs_targets_address(t, buf, sizeof(buf)));
+		fputc(',', out);
+		jkey(out, "how");
+		jstr(out, cs_targets_how(t));
+		fputc(',', out);
+		ju64(out, "got_slots", t->got_slots);
+		fprintf(out, ",\"hidden\":%s,", t->how & CS_HOOK_HIDDEN ? "true" : "false");
+		ju64(out, "calls", t->calls);
+		fputs(",\"refusals\":[", out);
+		for (k = 0; k < t->nrefusals; k++) {
+			fputs(k ? ",{" : "{", out);
+			jkey(out, "why");
+			jstr(out, t->refusals[k].why);
+			fputc(',', out);
+			ju64(out, "offset", t->refusals[k].offset);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputc(']', out);
+	free(v);
+	return 0;
+}
+
 int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		  const struct cs_output_opts *o)
 {
@@ -426,7 +479,9 @@ int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		jfunction(out, r, syms, rows + i, j - i, view);
 	}
 	fputc(']', out);
-	ret = jseries(out, r);
+	ret = jtargets(out, r);
+	if (!ret)
+		ret = jseries(out, r);
 	fputs("}\n", out);
 	free(rows);
 	if (view[0].nomem || view[1].nomem)

@@ -493,7 +493,7 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 	struct table_job *jobs;
 	struct cs_view *v;
 	const size_t *evs;
-	size_t nev, i, njobs = 0;
+	size_t nev, i, njobs = 0, refused;
 	int ret = 0, all;
 
 	if (o->summary) {
@@ -546,6 +546,14 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 	/* The preset formulas, after the events they are made of. */
 	if (cs_formulas_table(out, r, syms) == -ENOMEM)
 		return -ENOMEM;
+	/* Calls of a refused function that no GOT slot saw are missing
+	 * from the rows above: say so where it will be read. */
+	refused = cs_targets_refused(r);
+	if (refused)
+		fprintf(out,
+			"\n%zu target%s refused entry patching (cacheshim report --targets shows "
+			"why)\n",
+			refused, refused == 1 ? "" : "s");
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

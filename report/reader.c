@@ -161,6 +161,16 @@ static int cmp_target(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_refusal(const void *a, const void *b)
+{
+	const struct cs_refusal_block *x = *(const struct cs_refusal_block *const *)a;
+	const struct cs_refusal_block *y = *(const struct cs_refusal_block *const *)b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct cs_thread_block *x = *(const struct cs_thread_block *const *)a;
@@ -318,13 +328,35 @@ static int check_series(struct cs_file *f, uint64_t off, const struct cs_block *
 	return push(vse, sb);
 }
 
+/* A refusal block: exactly its size (the reason is a fixed array, so
+ * another size means the block is not what this reader thinks it is),
+ * and a reason that ends within it. */
+static int check_refusal(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vr)
+{
+	const struct cs_refusal_block *rb = (const void *)(f->data + off);
+
+	if (b->size != sizeof(*rb))
+		damage(f, "refusal block at offset %llu: %u bytes, %zu expected", (ull)off, b->size,
+		       sizeof(*rb));
+	else if (!nul_within(rb->why, sizeof(rb->why)))
+		damage(f, "refusal block at offset %llu: reason is not NUL-terminated", (ull)off);
+	else
+		return push(vr, rb);
+	return 0;
+}
+
+/* The arrays check_block fills, one per block type kept. */
+struct vecs {
+	struct vec m, t, s, th, n, se, r;
+};
+
 /* Checks one block of a known type whose size is in bounds and appends it
  * to its array; a block that cannot be used is dropped as damage.
  * Returns 0 or -ENOMEM. */
-static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vm,
-		       struct vec *vt, struct vec *vs, struct vec *vth, struct vec *vn,
-		       struct vec *vse)
+static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vecs *vv)
 {
+	struct vec *vm = &vv->m, *vt = &vv->t, *vs = &vv->s, *vth = &vv->th, *vn = &vv->n,
+		   *vse = &vv->se;
 	const unsigned char *p = f->data + off;
 	const struct cs_module_block *m;
 	const struct cs_target_block *t;
@@ -386,6 +418,8 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 		return check_nested(f, off, b, vn);
 	case CS_BLOCK_SERIES:
 		return check_series(f, off, b, vse);
+	case CS_BLOCK_REFUSAL:
+		return check_refusal(f, off, b, &vv->r);
 	default:
 		/* 0 = reserved but not published yet; others come from a
 		 * newer writer.  Either way the size says where to go on. */
@@ -587,7 +621,7 @@ const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
  * anything else wrong is recorded as damage. */
 static int walk(struct cs_file *f)
 {
-	struct vec vm = {0}, vt = {0}, vs = {0}, vth = {0}, vn = {0}, vse = {0};
+	struct vecs vv = {0};
 	uint64_t off = CS_HEADER_SIZE;
 	struct cs_block b;
 	size_t i, k;
@@ -615,24 +649,26 @@ static int walk(struct cs_file *f)
 			       (ull)off, b.size, (ull)f->used);
 			break;
 		}
-		ret = check_block(f, off, &b, &vm, &vt, &vs, &vth, &vn, &vse);
+		ret = check_block(f, off, &b, &vv);
 		if (ret)
 			break;
 		off += b.size;
 	}
 	f->end = off;
-	f->modules = (const struct cs_module_block **)vm.v;
-	f->nmodules = vm.n;
-	f->targets = (const struct cs_target_block **)vt.v;
-	f->ntargets = vt.n;
-	f->sites = (const struct cs_site_block **)vs.v;
-	f->nsites = vs.n;
-	f->threads = (const struct cs_thread_block **)vth.v;
-	f->nthreads = vth.n;
-	f->nested = (const struct cs_nested_block **)vn.v;
-	f->nnested = vn.n;
-	f->series = (const struct cs_series_block **)vse.v;
-	f->nseries = vse.n;
+	f->modules = (const struct cs_module_block **)vv.m.v;
+	f->nmodules = vv.m.n;
+	f->targets = (const struct cs_target_block **)vv.t.v;
+	f->ntargets = vv.t.n;
+	f->sites = (const struct cs_site_block **)vv.s.v;
+	f->nsites = vv.s.n;
+	f->threads = (const struct cs_thread_block **)vv.th.v;
+	f->nthreads = vv.th.n;
+	f->nested = (const struct cs_nested_block **)vv.n.v;
+	f->nnested = vv.n.n;
+	f->series = (const struct cs_series_block **)vv.se.v;
+	f->nseries = vv.se.n;
+	f->refusals = (const struct cs_refusal_block **)vv.r.v;
+	f->nrefusals = vv.r.n;
 	if (ret)
 		return ret;
 
@@ -689,6 +725,21 @@ static int walk(struct cs_file *f)
 		f->series[k++] = sb;
 	}
 	f->nseries = k;
+	if (f->nrefusals)
+		qsort(f->refusals, f->nrefusals, sizeof(*f->refusals), cmp_refusal);
+	for (i = 0, k = 0; i < f->nrefusals; i++) {
+		const struct cs_refusal_block *rb = f->refusals[i];
+
+		if (!cs_reader_target(f, rb->target)) {
+			damage(f,
+			       "refusal block at offset %llu refers to target %u, which does not "
+			       "exist",
+			       (ull)((const unsigned char *)rb - f->data), rb->target);
+			continue;
+		}
+		f->refusals[k++] = rb;
+	}
+	f->nrefusals = k;
 	return 0;
 }
 
@@ -1057,6 +1108,7 @@ void cs_reader_free(struct cs_file *f)
 	free(f->tids);
 	free(f->nested);
 	free(f->series);
+	free(f->refusals);
 	if (f->mapped)
 		unmap_data(f);
 	else

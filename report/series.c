@@ -15,7 +15,8 @@
  * i-th 2^shift calls of every thread).  With different shifts a window of
  * one thread would cover two or more of another's, and merging would
  * mix calls of different ages, so each thread keeps its own line, named
- * by its tid.  Files are merged the same way, by target name: the
+ * by its tid.  Files are merged the same way, by target (its name, or
+ * name@module+0xOFF when functions share the name, as the rows): the
  * threads of all processes are the threads of the target.
  *
  * Values are as measured: --subtract-overhead and --self apply to the
@@ -31,7 +32,7 @@ struct sthread {
 	const struct cs_series_block *sb;
 	const struct cs_file *f;
 	const size_t *evmap; /* the file's events -> the report's */
-	const char *target;
+	char target[CS_FUNCTION_MAX]; /* cs_merge_target_label */
 	unsigned nwin; /* windows in use */
 };
 
@@ -242,7 +243,7 @@ int cs_series_lines(const struct cs_report *r, struct cs_series_line **lines, si
 			all[k].sb = f->series[j];
 			all[k].f = f;
 			all[k].evmap = r->kept[i].evmap;
-			all[k].target = t->name;
+			cs_merge_target_label(r, f, t, all[k].target, sizeof(all[k].target));
 			all[k].nwin = cs_reader_windows_used(f->series[j]);
 			k++;
 		}

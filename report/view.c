@@ -119,8 +119,8 @@ int cs_view_text_column(int col)
  * 100,000 rows scattered over memory took a twentieth of the report. */
 struct okey {
 	uint32_t name, argn, module;
-	uint32_t i;
-	uint64_t key, offset;
+	uint32_t i, tmodule;
+	uint64_t key, offset, toff;
 };
 
 static int cmp_okey(const void *a, const void *b)
@@ -129,6 +129,10 @@ static int cmp_okey(const void *a, const void *b)
 
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
+	if (x->tmodule != y->tmodule)
+		return x->tmodule < y->tmodule ? -1 : 1;
+	if (x->toff != y->toff)
+		return x->toff < y->toff ? -1 : 1;
 	if (x->argn != y->argn)
 		return x->argn < y->argn ? -1 : 1;
 	if (x->key != y->key)
@@ -213,6 +217,7 @@ static int merge_order(struct cs_view *v)
 		k[i].argn = v->rows[i]->k.argn;
 		k[i].key = v->rows[i]->k.key;
 		k[i].offset = v->rows[i]->k.offset;
+		k[i].toff = v->rows[i]->k.toff;
 		k[i].i = (uint32_t)i;
 	}
 	/* Module 0 (none) has the path "", as in merge.c. */
@@ -221,8 +226,10 @@ static int merge_order(struct cs_view *v)
 		s[i + 1] = r->modules[i]->path;
 	if (rank_strings(s, r->nmodules + 1, nr))
 		goto out;
-	for (i = 0; i < v->nrows; i++)
+	for (i = 0; i < v->nrows; i++) {
 		k[i].module = v->rows[i]->k.module <= r->nmodules ? nr[v->rows[i]->k.module] : 0;
+		k[i].tmodule = v->rows[i]->k.tmodule <= r->nmodules ? nr[v->rows[i]->k.tmodule] : 0;
+	}
 	qsort(k, v->nrows, sizeof(*k), cmp_okey);
 	for (i = 0; i < v->nrows; i++)
 		v->sorted[i] = k[i].i;
@@ -453,7 +460,7 @@ static char *keep(struct cs_view *v, const char *s, size_t n)
 /* Makes the text columns of row i (source only when source is set). */
 static void make_text(struct cs_view *v, size_t i, int source)
 {
-	char fn[CS_TARGET_NAME_MAX + 48], cs[4096], mod[4096];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
 	const struct cs_row *row = v->rows[i];
 	const struct cs_module_info *m;
 	char **t = &v->text[i * 4];

@@ -3,6 +3,7 @@
  * constructor), and the per-thread perf_event group (at a thread's first
  * call).  Failures here are logged once and the event is left out; the
  * program always runs on. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -16,6 +17,42 @@
 
 #include "common/presets.h"
 #include "shim/internal.h"
+
+/* libpfm4, loaded only when an event needs it: its ~40,000 relocations
+ * and pfm_initialize cost milliseconds at every start, a large part of a
+ * short program's run under `tsc` alone. */
+static struct {
+	int (*initialize)(void);
+	const char *(*strerror)(int code);
+	int (*encode)(const char *str, int dfl_plm, pfm_os_t os, void *arg);
+	int (*pmu_info)(pfm_pmu_t pmu, pfm_pmu_info_t *info);
+} pfm;
+
+/* Loads libpfm4 and initializes it.  Returns PFM_SUCCESS or a libpfm4
+ * error (logged). */
+static int pfm_load(void)
+{
+	void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+	int ret;
+
+	if (h) {
+		pfm.initialize = (int (*)(void))dlsym(h, "pfm_initialize");
+		pfm.strerror = (const char *(*)(int))dlsym(h, "pfm_strerror");
+		pfm.encode = (int (*)(const char *, int, pfm_os_t, void *))dlsym(
+			h, "pfm_get_os_event_encoding");
+		pfm.pmu_info = (int (*)(pfm_pmu_t, pfm_pmu_info_t *))dlsym(h, "pfm_get_pmu_info");
+	}
+	if (!h || !pfm.initialize || !pfm.strerror || !pfm.encode || !pfm.pmu_info) {
+		cs_log("libpfm4 (libpfm.so.4) cannot be loaded: %s; only tsc is available",
+		       h ? "symbols missing" : dlerror());
+		return PFM_ERR_NOINIT;
+	}
+	ret = pfm.initialize();
+	if (ret != PFM_SUCCESS)
+		cs_log("libpfm4 initialization failed: %s; only tsc is available",
+		       pfm.strerror(ret));
+	return ret;
+}
 
 static int perf_open(struct perf_event_attr *attr, int group_fd)
 {
@@ -88,10 +125,10 @@ static int encode(const char *name, const char *pmu, struct cs_event_enc *e)
 	arg.size = sizeof(arg);
 	snprintf(full, sizeof(full), "%s%s%s", pmu ? pmu : "", pmu ? "::" : "", name);
 	/* Count user space only unless the event string says otherwise. */
-	ret = pfm_get_os_event_encoding(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = pfm.encode(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		cs_log("event '%s': %s (see `cacheshim list`); continuing without it", name,
-		       pfm_strerror(ret));
+		       pfm.strerror(ret));
 		return -EINVAL;
 	}
 	e->kind = CS_EVENT_PERF;
@@ -185,7 +222,7 @@ static void detect_pmu(void)
 	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX + 512; i++) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
+		if (pfm.pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
 		    pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		detected.ncore++;
@@ -363,16 +400,28 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 	}
 }
 
+/* True when some event needs libpfm4: an encoding, a preset, or the
+ * defaults, which include page faults. */
+static int needs_pfm(const struct cs_settings *s)
+{
+	unsigned i;
+
+	if (!s->nevents)
+		return 1;
+	for (i = 0; i < s->nevents; i++)
+		if (strcmp(s->events[i], "tsc") != 0)
+			return 1;
+	return 0;
+}
+
 int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 {
 	const char *pmus[CS_MAX_EVENTS] = {NULL};
 	unsigned i, n = 0;
-	int ret;
+	int ret = PFM_ERR_NOINIT;
 
-	ret = pfm_initialize();
-	if (ret != PFM_SUCCESS)
-		cs_log("libpfm4 initialization failed: %s; only tsc is available",
-		       pfm_strerror(ret));
+	if (needs_pfm(s))
+		ret = pfm_load();
 	if (!s->nevents)
 		choose_defaults(s);
 	expand_presets(s, ret == PFM_SUCCESS, pmus);

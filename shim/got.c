@@ -160,8 +160,11 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 
 	for (i = 0; i < cs_g.ntargets; i++) {
 		if (cs_g.targets[i].addr == addr && !cs_g.targets[i].unloaded &&
-		    !strcmp(cs_g.targets[i].name, name))
+		    !strcmp(cs_g.targets[i].name, name)) {
+			if (cs_g.targets[i].block)
+				cs_g.targets[i].block->how |= how;
 			return (int)i;
+		}
 	}
 	if (cs_g.ntargets == CS_MAX_TARGETS) {
 		CS_LOG_ONCE("more than %d functions matched; '%s' and later are not wrapped",
@@ -236,8 +239,8 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		if (cs_stub_is(cur))
 			continue;
 		real = real_address(d, type, sym, name, cur);
-		if (!real)
-			continue;
+		if (!real || cs_entry_is_patched(real))
+			continue; /* its patched entry catches these calls */
 		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
 		if (idx < 0)
 			continue;

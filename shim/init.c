@@ -43,14 +43,23 @@ static void xsave_setup(void)
 	cs_xsave_size = b + 64;
 }
 
+/* Entry patching first: GOT slots of functions it patched stay as they
+ * are, so no call is counted twice. */
+static void patch_all(void)
+{
+	if (cs_g.settings.hook & CS_HOOK_ENTRY)
+		cs_entry_patch_all();
+	if (cs_g.settings.hook & CS_HOOK_GOT)
+		cs_got_patch_all();
+}
+
 static void report_unmatched(void)
 {
 	unsigned i;
 
 	for (i = 0; i < cs_g.settings.ntargets; i++) {
 		if (!cs_g.settings.targets[i].matched)
-			cs_log("target '%s' matched no function called through a GOT slot "
-			       "in any loaded module (yet)",
+			cs_log("target '%s' matched no function in any loaded module (yet)",
 			       cs_g.settings.targets[i].glob);
 	}
 }
@@ -91,6 +100,7 @@ static void after_fork_child(void)
 	cs_g.pid = getpid();
 	cs_g.nsites = 0;
 	cs_g.series_bytes = 0;
+	cs_g.generation++;
 	cs_thread_after_fork();
 	/* The target blocks live in the parent's mapping: copy them first. */
 	for (i = 0; i < cs_g.ntargets; i++) {
@@ -151,7 +161,7 @@ __attribute__((constructor)) static void cs_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	cs_modules_scan();
 	cs_g.enabled = 1;
-	cs_got_patch_all();
+	patch_all();
 	report_unmatched();
 	/* Measured calls need the guard down. */
 	cs_tls_guard--;
@@ -188,7 +198,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		saved = errno;
 		cs_tls_guard++;
 		cs_modules_scan();
-		cs_got_patch_all();
+		patch_all();
 		cs_tls_guard--;
 		errno = saved;
 	}
@@ -211,8 +221,10 @@ CS_EXPORT int dlclose(void *handle)
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
 		cs_tls_guard++;
-		if (cs_modules_forget_unloaded() > 0)
+		if (cs_modules_forget_unloaded() > 0) {
+			cs_entry_forget_unloaded();
 			__atomic_fetch_add(&cs_g.epoch, 1, __ATOMIC_RELEASE);
+		}
 		cs_tls_guard--;
 		errno = saved;
 	}

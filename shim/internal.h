@@ -47,6 +47,7 @@ struct cs_settings {
 	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, 0 = from the capacity */
 	unsigned hook; /* CACHESHIM_HOOK: CS_HOOK_GOT and/or CS_HOOK_ENTRY */
+	int cache; /* CACHESHIM_CACHE: keep branch scans on disk (default 1) */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 };
 
@@ -112,7 +113,7 @@ struct cs_frame {
 	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
-	uint64_t unused; /* last slot, at rbp - 8 */
+	uint64_t generation; /* cs_g.generation when measuring began (last slot) */
 };
 
 #define CS_FRAME_SIZE 0x2a0u
@@ -126,7 +127,7 @@ _Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
 _Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
 _Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
 _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
-_Static_assert(offsetof(struct cs_frame, unused) == CS_FRAME_SIZE - 8, "frame");
+_Static_assert(offsetof(struct cs_frame, generation) == CS_FRAME_SIZE - 8, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */
 enum cs_enter_result {
@@ -182,16 +183,13 @@ struct cs_thread {
 	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
 	uint64_t nest_stride;
 	uint64_t depth; /* entries in use */
+	uint64_t max_depth; /* live measured calls at most (stack budget) */
 	uint32_t tid;
 };
 
 static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite, uint64_t key)
 {
-	uint64_t h = callsite ^ ((uint64_t)target << 48) ^ (key * 0x9e37u);
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 32);
+	return (callsite ^ (callsite >> 13)) + (target * 0x9e3779b97f4a7c15ull) + key * 0x9e37u;
 }
 
 extern __thread struct cs_thread *cs_tls_thread;
@@ -280,32 +278,59 @@ struct cs_elf_func {
 };
 
 struct cs_elf_module;
-/* Opens the ELF file of a loaded module (path "" = the main program,
- * /proc/self/exe) whose load bias is base and program headers phdr/phnum
- * (from dl_iterate_phdr).  Returns 0 and *out, or -errno. */
+/* Opens the ELF file of a loaded module whose load bias is base and
+ * program headers phdr/phnum (from dl_iterate_phdr; the run-time image is
+ * read through them).  Path "" or NULL is the main program: /proc/self/exe,
+ * or if that is ld.so (a program started as "ld.so prog"), the file that
+ * /proc/self/maps shows at the program's first segment.  phdr NULL: the
+ * file's own program headers and contents are used instead (a file that is
+ * not loaded).  The separate debug file is looked for only when the file
+ * has no .symtab.  Returns 0 and *out, or -errno:
+ * -ENOEXEC for anything but a well-formed ELF64 x86-64 ET_EXEC/ET_DYN file
+ * (tables outside the file included), -ESTALE if the file's build-id
+ * differs from the loaded image's, -ENOMEM, or open(2)'s error. */
 int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
 		struct cs_elf_module **out);
+/* Unmaps and frees m (NULL is fine); names given out die with it. */
 void cs_elf_close(struct cs_elf_module *m);
-/* Calls fn once per defined function symbol (STT_FUNC, STT_GNU_IFUNC
- * excluded: an IFUNC's symbol is its resolver), each address once per name
- * (a .dynsym and a .symtab entry of one function are one).  Stops early when
- * fn returns nonzero, and returns that value; else 0. */
+/* Calls fn once per defined function symbol (STT_FUNC with a section:
+ * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
+ * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
+ * is its resolver), in address order, each address once per name (a
+ * .dynsym and a .symtab entry of one function are one, reported with source
+ * CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make it another
+ * name).  Stops early when fn returns nonzero, and returns that
+ * value; else 0. */
 int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
 		     void *arg);
-/* The run-time function starts listed in .eh_frame_hdr, sorted ascending.
- * Returns their number (0: no usable table) and *starts (owned by m). */
+/* The run-time function starts listed in .eh_frame_hdr, sorted ascending,
+ * unique.  Only the table encodings toolchains emit are read (fde_count
+ * udata4, table datarel|sdata4); another encoding, a version other than
+ * 1 or a table that does not fit its segment gives 0 starts.  Returns their
+ * number (0: no usable table, which means "unknown", not "none") and
+ * *starts (owned by m). */
 size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts);
+/* End of the function starting at addr, from its FDE's pc_range in the
+ * loaded image's .eh_frame; 0 when addr has no FDE or it cannot be read
+ * with certainty. */
+uint64_t cs_elf_fde_end(struct cs_elf_module *m, uint64_t addr);
 /* True if addr is a function start listed in .eh_frame_hdr. */
 int cs_elf_is_fde_start(struct cs_elf_module *m, uint64_t addr);
-/* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs);
- * returns their number (at most max). */
+/* The module's executable PT_LOAD ranges at run time ([lo, hi) pairs,
+ * p_memsz long, in program header order); returns their number (at most
+ * max, and at most 16). */
 unsigned cs_elf_exec_ranges(struct cs_elf_module *m, uint64_t *lo, uint64_t *hi, unsigned max);
-/* The module's NT_GNU_BUILD_ID; returns its length (0: none). */
+/* The module's NT_GNU_BUILD_ID (the loaded image's, else the file's);
+ * returns its length (0: none, *id NULL). */
 unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id);
-/* Length of the name a compiler clone was made from: "foo.constprop.0",
- * "foo.isra.0", "foo.part.0", "foo.cold", "foo.lto_priv.0" -> 3; any
- * other name -> strlen(name). */
+/* Length of the name a compiler clone was made from: the name without its
+ * trailing run of ".constprop.N", ".isra.N", ".part.N", ".lto_priv.N",
+ * ".cold", ".cold.N", ".localalias" ("foo.isra.0.constprop.0",
+ * "foo.part.0.cold" -> 3); any other name -> strlen(name). */
 size_t cs_elf_clone_base_len(const char *name);
+/* Where separate debug files are looked for, instead of /usr/lib/debug
+ * (NULL: back to it).  For tests; not thread-safe. */
+void cs_elf_set_debug_dir(const char *dir);
 
 /* ---- relocate.c: can a function's entry be patched, and its displaced
  * instructions moved (Zydis decodes and re-encodes) ---- */
@@ -321,39 +346,85 @@ struct cs_reloc_plan {
 };
 
 /* Decides whether the entry of the function [func, func_end) can be
- * patched.  code points at the function's bytes (readable up to
- * limit_end >= func_end; bytes in [func_end, limit_end) are only used when
- * they are padding: int3 or nop forms, which a short function's window may
- * cover).  Checks: the window holds whole instructions, none of them
- * loop/jrcxz/xbegin or anything the encoder cannot move; no direct branch of
- * the function lands strictly inside the window; every indirect jump of the
- * function is a jump table whose entries are bounded and none lands inside
- * the window.  Returns 0 and fills *plan, or -1 with *why set to a static
- * reason and *why_off to the function offset it concerns. */
+ * patched.  code points at the function's bytes as they are at run-time
+ * address func (normally code == (uint8_t *)func; tests pass a buffer),
+ * readable up to limit_end >= func_end, which must not pass the next
+ * function's start (a function that begins with nops is no padding); bytes
+ * in [func_end, limit_end) are only used when the window crosses func_end,
+ * and must then be padding (int3, nop forms) after a function whose last
+ * instruction is a ret, jmp, ud2 or hlt.  A leading endbr64 is kept: the
+ * patch point follows it.  Checks: the window holds whole decodable
+ * instructions (at most 4 + 15 bytes), none of them loop/jrcxz/xbegin, a
+ * far branch, an indirect call before the window's end, or anything the
+ * encoder cannot move; no direct branch or rip-relative lea of the
+ * function targets an address strictly inside the window; every indirect
+ * jmp of the function is a recognised jump table bounded by cmp + ja/jae,
+ * whose entries (read at their run-time address with process_vm_readv, so
+ * a bad address fails instead of faulting) do not land inside the window,
+ * and whose set-up no branch enters past the bounds check.  Returns 0 and
+ * fills *plan, or -1 with *why set to a static reason and *why_off to the
+ * function offset it concerns. */
 int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_t limit_end,
 		  struct cs_reloc_plan *plan, const char **why, uint64_t *why_off);
 /* Writes the relocated window followed by a jump back to patch + window,
  * as code that will run at address thunk: rip-relative operands, jcc, jmp
- * and call re-targeted (a call is emulated by pushing its original return
- * address, so backtraces and unwinding see the original code).  Returns
- * the bytes written, or -1 with *why set (a target out of rel32 reach). */
+ * and call re-targeted (a call, direct or indirect, is emulated by pushing
+ * its original return address without touching registers or flags, so the
+ * callee returns into the original code and backtraces see it); a jump
+ * target out of rel32 reach goes through jmp *0(%rip) and an absolute
+ * address.  Returns the bytes written (<= cap), or -1 with *why set (a
+ * rip-relative operand out of reach, cap too small). */
 int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out, size_t cap,
 		  const char **why);
 
 /* ---- branchscan.c: direct branch targets of a whole module ---- */
 struct cs_branch_set {
-	uint64_t *addr; /* run-time addresses, sorted, unique */
+	uint64_t *addr; /* run-time addresses, sorted, unique (malloc'd) */
 	size_t n;
 };
-/* Decodes every executable range of m (from each function start, so data
- * between functions cannot hide a branch) and collects the targets of
- * direct jmp/jcc/call/loop and of rip-relative lea into code.  Cached per
- * build-id (in memory, and under $XDG_CACHE_HOME/cacheshim/ unless
- * CACHESHIM_CACHE=0).  Returns 0 or -errno. */
-int cs_branches_scan(struct cs_elf_module *m, struct cs_branch_set *out);
+/* Decodes the executable ranges [lo[i], hi[i]) of a loaded module (live,
+ * readable memory) linearly, restarting at each function start in starts
+ * (sorted ascending; data between functions cannot hide a branch past the
+ * next start), and collects the targets of direct jmp/jcc/call/loop/jrcxz
+ * and of rip-relative lea that lie in some range.  Cached per build-id
+ * (build_id_len 0 or over 64: not cached) as offsets from base, the module's load
+ * bias: in memory, and when disk is set, in
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/cacheshim/branches-<build-id>.bin (a
+ * missing, corrupt or unwritable cache silently means scanning).  Returns
+ * 0 and *out (free with cs_branches_free), or -ENOMEM. */
+int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
+			    const uint64_t *starts, size_t nstarts, uint64_t base,
+			    const uint8_t *build_id, unsigned build_id_len, int disk,
+			    struct cs_branch_set *out);
+/* cs_branches_scan_ranges on module m (load bias base) with its first 16
+ * executable ranges, .eh_frame_hdr function starts and build-id.  disk:
+ * use the disk cache (CACHESHIM_CACHE != 0).  Built only with
+ * CS_HAVE_ELFSYMS (elfsyms.c present).  Returns 0 or -ENOMEM. */
+int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out);
 /* True if some branch target lies in (lo, hi): strictly inside. */
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
+/* Frees s's addresses and empties it (a second call does nothing). */
 void cs_branches_free(struct cs_branch_set *s);
+/* Drops the in-memory cache (tests; a module rescanned after this is read
+ * from disk or scanned again). */
+void cs_branches_forget(void);
+
+/* ---- codewrite.c: writing code into the running process ---- */
+struct cs_code_patch {
+	uint64_t at; /* where the bytes go */
+	uint8_t bytes[32]; /* bytes[0] is written last when threads run */
+	unsigned n;
+	uint64_t redirect; /* where a thread hitting its int3 is sent */
+	int cookie; /* the caller's */
+	int written; /* set by cs_code_write */
+};
+/* Writes n patches (int3 first when other threads run).  Returns how many
+ * were written, or -1 with *why set when none could be written safely
+ * (a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
+int cs_code_write(struct cs_code_patch *p, size_t n, const char **why);
+/* Maps size bytes (read-write) within rel32 reach of all of [lo, hi).
+ * Returns NULL when no such space is free. */
+void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
 
 /* ---- entry.c: entry patching of every loaded module ---- */
 /* Finds the functions matching the targets in every module not handled
@@ -364,6 +435,8 @@ int cs_entry_patch_all(void);
 /* True if a function at addr is entry-patched: its GOT slots stay as they
  * are (the entry catches those calls). */
 int cs_entry_is_patched(uint64_t addr);
+/* Forgets the modules that were unloaded (their addresses may be reused). */
+void cs_entry_forget_unloaded(void);
 
 /* ---- calibrate.c ---- */
 /* Measures the wrapper's own cost: calls an empty function through a stub
@@ -434,6 +507,8 @@ struct cs_global {
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */
+	uint64_t generation; /* bumped in a forked child: calls in flight at the
+			      * fork belong to the parent's file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
 	pid_t pid;

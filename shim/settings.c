@@ -17,7 +17,24 @@
 /* Characters a function name or fnmatch(3) glob may hold. */
 static int name_char_ok(int c)
 {
-	return isalnum(c) || strchr("_.$@*?[]!^-", c);
+	return isalnum(c) || strchr("_.$@*?[]!^-+", c);
+}
+
+/* A token with '+' must be an address target: MODULE+0xHEX. */
+static int address_ok(const char *tok, size_t len)
+{
+	const char *plus = memrchr(tok, '+', len);
+	size_t i;
+
+	if (!plus)
+		return 1;
+	if (plus == tok || (size_t)(plus - tok) + 3 >= len || strncmp(plus, "+0x", 3))
+		return 0;
+	for (i = (size_t)(plus - tok) + 3; i < len; i++) {
+		if (!isxdigit((unsigned char)tok[i]))
+			return 0;
+	}
+	return 1;
 }
 
 /* Copies the trimmed token [b, e) into out (size outlen).  Returns its
@@ -66,6 +83,12 @@ static int parse_target(struct cs_settings *s, const char *tok)
 			       (int)namelen, tok);
 			return -EINVAL;
 		}
+	}
+	if (!address_ok(tok, namelen)) {
+		cs_log("CACHESHIM_TARGETS: '%.*s' is neither a function name nor "
+		       "MODULE+0xOFFSET; ignored",
+		       (int)namelen, tok);
+		return -EINVAL;
 	}
 	for (i = 0; i < s->ntargets; i++) {
 		if (strlen(s->targets[i].glob) == namelen &&
@@ -233,6 +256,28 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	}
 	v = getenv_fn("CACHESHIM_QUIET");
 	s->quiet = v && *v && strcmp(v, "0") != 0;
+	s->cache = 1;
+	v = getenv_fn("CACHESHIM_CACHE");
+	if (v) {
+		if (!parse_uint("CACHESHIM_CACHE", v, 0, 1, &n))
+			s->cache = (int)n;
+		else
+			err = -EINVAL;
+	}
+	/* How calls are caught: entry patching where it is safe, GOT slots
+	 * for the rest (and for calls that never reach a patched entry). */
+	s->hook = CS_HOOK_GOT | CS_HOOK_ENTRY;
+	v = getenv_fn("CACHESHIM_HOOK");
+	if (v) {
+		if (!strcmp(v, "got"))
+			s->hook = CS_HOOK_GOT;
+		else if (!strcmp(v, "entry"))
+			s->hook = CS_HOOK_ENTRY;
+		else if (strcmp(v, "both")) {
+			cs_log("CACHESHIM_HOOK='%s' is not got, entry or both; using both", v);
+			err = -EINVAL;
+		}
+	}
 	return err;
 }
 
@@ -277,7 +322,15 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
 	unsigned i;
 
 	for (i = 0; i < s->ntargets; i++) {
-		if (!fnmatch(s->targets[i].glob, name, 0))
+		const char *g = s->targets[i].glob;
+		size_t lit = strcspn(g, "*?[\\");
+
+		/* fnmatch converts both strings to wide characters in a UTF-8
+		 * locale (milliseconds over a large program's symbols): compare
+		 * the literal part first. */
+		if (strncmp(g, name, lit) != 0)
+			continue;
+		if (!g[lit] ? !name[lit] : !fnmatch(g, name, 0))
 			return (int)i;
 	}
 	return -1;

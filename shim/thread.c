@@ -32,11 +32,16 @@ static void stack_bounds(struct cs_thread *t)
 	size_t size;
 
 	t->stack_lo = t->stack_hi = 0;
+	t->max_depth = UINT64_MAX;
 	if (pthread_getattr_np(pthread_self(), &attr))
 		return;
 	if (!pthread_attr_getstack(&attr, &addr, &size)) {
 		t->stack_lo = (uint64_t)(uintptr_t)addr;
 		t->stack_hi = t->stack_lo + size;
+		/* The wrapper's frames may take a quarter of the stack at most:
+		 * a program recursing through patched entries must not run out
+		 * of stack because of us (deeper calls run unmeasured). */
+		t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 64);
 	}
 	pthread_attr_destroy(&attr);
 }
@@ -297,8 +302,15 @@ static struct cs_nested_block *make_nested(struct cs_site_block *site)
 static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 {
 	uint64_t size = cs_series_block_size(cs_g.nevents);
+	const struct cs_target_block *tb = cs_g.targets[idx].block;
 	struct cs_series_block *sb;
 
+	/* The calibration calls: the report shows no series of them, so
+	 * their ~300 KB of windows would only cost page faults at start. */
+	if (tb && (tb->how & CS_HOOK_CALIBRATION)) {
+		t->series[idx] = CS_NO_SERIES;
+		return CS_NO_SERIES;
+	}
 	/* Series may take a quarter of the file, so that they never crowd
 	 * out the call sites' own rows. */
 	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
@@ -318,47 +330,127 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	return sb;
 }
 
+/* Four buckets at a time (SSE2; this is the slow path, the trampoline
+ * saved the vector state): the merges were most of the shim's own work in
+ * a short run. */
+typedef uint32_t cs_v4u __attribute__((vector_size(16), aligned(4)));
+
+/* The window-histogram buckets [*lo, *hi) of event e of window w that can
+ * hold its calls: those between the buckets of its min and max, when their
+ * counts add up to its calls (which a signal handler's call racing the
+ * first call of the window could upset); else all of them. */
+static void hist_range(const struct cs_window *w, const struct cs_wstat *ws, unsigned *lo,
+		       unsigned *hi)
+{
+	uint64_t n = 0;
+	unsigned b;
+
+	*lo = *hi = 0;
+	if (!w->calls)
+		return;
+	*lo = cs_whist_index(ws->min);
+	*hi = cs_whist_index(ws->max) + 1;
+	for (b = *lo; b < *hi && *lo < *hi; b++)
+		n += ws->hist[b];
+	if (*lo >= *hi || n != w->calls) {
+		*lo = 0;
+		*hi = CS_WHIST_BUCKETS;
+	}
+}
+
+/* d[b] = a[b] + c[b] for b in [lo, hi), saturating at UINT32_MAX (after
+ * ~2^42 calls of one thread); d may be a. */
+static void merge_hist(uint32_t *d, const uint32_t *a, const uint32_t *c, unsigned lo, unsigned hi)
+{
+	unsigned b = lo;
+
+	for (; b + 4 <= hi; b += 4) {
+		cs_v4u x, y, sum;
+
+		memcpy(&x, a + b, sizeof(x));
+		memcpy(&y, c + b, sizeof(y));
+		sum = x + y;
+		sum |= (cs_v4u)(sum < x);
+		memcpy(d + b, &sum, sizeof(sum));
+	}
+	for (; b < hi; b++) {
+		uint32_t sum = a[b] + c[b];
+
+		d[b] = sum < a[b] ? UINT32_MAX : sum;
+	}
+}
+
+/* Zeroes a window that was merged into another: its header, each event's
+ * sum/min/max and the buckets [lo[e], hi[e]) of each event, outside which
+ * its histograms are zero already.  Plain stores rather than memset, which
+ * may be a target: this runs without the re-entry guard. */
+static void zero_window(struct cs_window *w, unsigned n, const unsigned *lo, const unsigned *hi)
+{
+	struct cs_wstat *ws = (struct cs_wstat *)(w + 1);
+	unsigned e, b;
+
+	w->calls = 0;
+	w->first_tsc = 0;
+	for (e = 0; e < n; e++) {
+		ws[e].sum = ws[e].min = ws[e].max = 0;
+		for (b = lo[e]; b < hi[e]; b++)
+			ws[e].hist[b] = 0;
+	}
+}
+
 /* All windows used: window i becomes windows 2i and 2i+1 merged, and each
- * window covers twice as many calls.  In place: window i is written only
- * after windows 2i, 2i+1 >= i were read. */
+ * window covers twice as many calls.  In place, in one pass: window i is
+ * written only after windows 2i, 2i+1 >= i were read, and every window read
+ * (but window 0, merged into itself) is zeroed right away, so that a window
+ * written later is zero outside what is written into it.  Only the
+ * histogram buckets between a window's min and max are touched: a window
+ * is ~1.2 KB per event, and touching all of it made the merges most of the
+ * cost of a program whose functions are called a few hundred times each. */
 static void merge_windows(struct cs_series_block *sb)
 {
 	char *base = (char *)(sb + 1);
-	unsigned i, e, b, n = sb->nevents;
+	uint64_t size = sb->window_size;
+	unsigned i, e, n = sb->nevents;
+	unsigned alo[CS_MAX_EVENTS], ahi[CS_MAX_EVENTS], clo[CS_MAX_EVENTS], chi[CS_MAX_EVENTS];
 
 	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
-		struct cs_window *dst = (struct cs_window *)(base + i * sb->window_size);
-		struct cs_window *a = (struct cs_window *)(base + 2 * i * sb->window_size);
-		struct cs_window *c = (struct cs_window *)(base + (2 * i + 1) * sb->window_size);
+		struct cs_window *dst = (struct cs_window *)(base + i * size);
+		struct cs_window *a = (struct cs_window *)(base + 2 * i * size);
+		struct cs_window *c = (struct cs_window *)(base + (2 * i + 1) * size);
 		struct cs_wstat *wd = (struct cs_wstat *)(dst + 1);
 		struct cs_wstat *wa = (struct cs_wstat *)(a + 1);
 		struct cs_wstat *wc = (struct cs_wstat *)(c + 1);
+		uint64_t calls = a->calls + c->calls;
+		uint64_t first_tsc = a->calls ? a->first_tsc : c->first_tsc;
 
 		for (e = 0; e < n; e++) {
-			struct cs_wstat m = wa[e];
+			uint64_t sum = wa[e].sum + wc[e].sum, min = wa[e].min, max = wa[e].max;
+			unsigned lo, hi;
 
-			m.sum += wc[e].sum;
-			if (c->calls && (!a->calls || wc[e].min < m.min))
-				m.min = wc[e].min;
-			if (c->calls && (!a->calls || wc[e].max > m.max))
-				m.max = wc[e].max;
-			for (b = 0; b < CS_WHIST_BUCKETS; b++) {
-				uint64_t sum = (uint64_t)m.hist[b] + wc[e].hist[b];
-
-				/* Saturate: after ~2^42 calls of one thread. */
-				m.hist[b] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-			}
-			wd[e] = m;
+			hist_range(a, &wa[e], &alo[e], &ahi[e]);
+			hist_range(c, &wc[e], &clo[e], &chi[e]);
+			/* The union of the two ranges, either of which may be empty. */
+			lo = alo[e] == ahi[e] ? clo[e] : alo[e];
+			hi = alo[e] == ahi[e] ? chi[e] : ahi[e];
+			if (clo[e] != chi[e] && clo[e] < lo)
+				lo = clo[e];
+			if (clo[e] != chi[e] && chi[e] > hi)
+				hi = chi[e];
+			if (c->calls && (!a->calls || wc[e].min < min))
+				min = wc[e].min;
+			if (c->calls && (!a->calls || wc[e].max > max))
+				max = wc[e].max;
+			merge_hist(wd[e].hist, wa[e].hist, wc[e].hist, lo, hi);
+			wd[e].sum = sum;
+			wd[e].min = min;
+			wd[e].max = max;
 		}
-		dst->first_tsc = a->calls ? a->first_tsc : c->first_tsc;
-		dst->calls = a->calls + c->calls;
+		if (i)
+			zero_window(a, n, alo, ahi);
+		zero_window(c, n, clo, chi);
+		dst->first_tsc = first_tsc;
+		dst->calls = calls;
 	}
-	/* A plain loop, not memset: this runs without the re-entry guard, and
-	 * memset may be a target. */
-	for (uint64_t *z = (uint64_t *)(base + (CS_SERIES_WINDOWS / 2) * sb->window_size),
-		      *end = (uint64_t *)(base + CS_SERIES_WINDOWS * sb->window_size);
-	     z < end; z++)
-		*z = 0;
 	sb->shift++;
 }
 

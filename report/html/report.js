@@ -358,7 +358,9 @@
 		var groups = {}, order = [], sec;
 
 		data.functions.forEach(function (f) {
-			var k = f.target + ':arg' + f.argn;
+			/* The function without its class: name, or
+			 * name@module+0xOFF when two functions share it. */
+			var k = f.function.replace(/\[[^\]]*\]$/, '') + ':arg' + f.argn;
 
 			if (f.key === null)
 				return;

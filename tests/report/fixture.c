@@ -124,6 +124,30 @@ uint32_t fx_target(struct fx *f, const char *name, uint32_t module, uint32_t arg
 	return t->id;
 }
 
+uint32_t fx_target_at(struct fx *f, const char *name, uint32_t module, uint64_t addr, uint32_t how,
+		      uint32_t got_slots)
+{
+	uint32_t id = fx_target(f, name, module, 0, how);
+	struct cs_target_block *t = fx_at(f, f->len - sizeof(*t));
+
+	t->addr = addr;
+	t->got_slots = got_slots;
+	return id;
+}
+
+size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *why)
+{
+	struct cs_refusal_block *r;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_REFUSAL, sizeof(*r));
+	r = fx_at(f, off);
+	r->target = target;
+	r->offset = offset;
+	snprintf(r->why, sizeof(r->why), "%s", why);
+	return off;
+}
+
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open)
 {
 	struct cs_thread_block *t;

@@ -40,6 +40,13 @@ uint32_t fx_module(struct fx *f, const char *path, const uint8_t *build_id, uint
 		   uint64_t base);
 /* Adds a target block.  Returns its id. */
 uint32_t fx_target(struct fx *f, const char *name, uint32_t module, uint32_t argn, uint32_t how);
+/* Adds a target block at run-time address addr with got_slots GOT
+ * slots.  Returns its id. */
+uint32_t fx_target_at(struct fx *f, const char *name, uint32_t module, uint64_t addr, uint32_t how,
+		      uint32_t got_slots);
+/* Adds a refusal block for target: why (truncated to fit) at offset.
+ * Returns its offset. */
+size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *why);
 /* Adds a thread block. */
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open);
 /* Adds a site block with header.nevents stats.  Returns its offset. */

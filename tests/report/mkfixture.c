@@ -549,6 +549,116 @@ static int escape(void)
 	return ret;
 }
 
+/* The targets of one process of /usr/bin/prog, one of each kind of
+ * catching: prog is loaded at prog_base, libfoo.so.1 at foo_base.  Second
+ * (process b, second != 0): another load address, the same functions,
+ * and repeats of a's reasons (merged away) but for one new one. */
+static struct fx *targets_file(uint32_t pid, uint64_t prog_base, uint64_t foo_base, int second)
+{
+	struct fx *f = fx_new("/usr/bin/prog", pid, 2, ev2);
+	uint32_t prog, foo, t;
+	size_t s;
+
+	prog = fx_module(f, "/nonexistent/prog", NULL, 0, prog_base);
+	foo = fx_module(f, "/nonexistent/libfoo.so.1", NULL, 0, foo_base);
+	fx_thread(f, pid, 3);
+	/* Calibration: never a listed target. */
+	t = fx_target_at(f, "cs_calibrate", 0, 0x1000, CS_HOOK_CALIBRATION | CS_HOOK_GOT, 1);
+	call2(f, fx_site(f, t, pid, prog, 0x10, CS_KEY_NONE), 20, 0);
+
+	t = fx_target_at(f, "hash_aref", foo, foo_base + 0x1130, CS_HOOK_ENTRY, 0);
+	s = fx_site(f, t, pid, prog, 0x2000, CS_KEY_NONE);
+	call2(f, s, 100, 0);
+	call2(f, s, 120, 0);
+	call2(f, s, 140, 0);
+	s = fx_site(f, t, pid, foo, 0x5000, CS_KEY_NONE);
+	call2(f, s, 90, 0);
+	call2(f, s, 95, 0);
+
+	t = fx_target_at(f, "malloc", foo, foo_base + 0x2000, CS_HOOK_GOT, 3);
+	s = fx_site(f, t, pid, prog, 0x2100, CS_KEY_NONE);
+	for (int i = 0; i < 4; i++)
+		call2(f, s, 50, 0);
+
+	t = fx_target_at(f, "st_lookup", foo, foo_base + 0x3000, CS_HOOK_GOT | CS_HOOK_REFUSED, 2);
+	fx_refusal(f, t, 0x3, "a direct branch lands inside the patched bytes");
+	s = fx_site(f, t, pid, prog, 0x2200, CS_KEY_NONE);
+	call2(f, s, 70, 1);
+
+	t = fx_target_at(f, "tiny", prog, prog_base + 0x1500, CS_HOOK_REFUSED | CS_HOOK_HIDDEN, 0);
+	fx_refusal(f, t, 0, "shorter than the patch (3 bytes)");
+	if (second)
+		fx_refusal(f, t, 0x1, "loop instruction in the patched bytes");
+
+	/* Two static functions of one name in prog. */
+	t = fx_target_at(f, "helper", prog, prog_base + 0x1600, CS_HOOK_ENTRY | CS_HOOK_HIDDEN, 0);
+	s = fx_site(f, t, pid, prog, 0x2300, CS_KEY_NONE);
+	call2(f, s, 10, 0);
+	call2(f, s, 12, 0);
+	t = fx_target_at(f, "helper", prog, prog_base + 0x1700, CS_HOOK_ENTRY | CS_HOOK_HIDDEN, 0);
+	s = fx_site(f, t, pid, prog, 0x2300 + (second ? 0 : 0x10), CS_KEY_NONE);
+	for (int i = 0; i < 5; i++)
+		call2(f, s, 30, 0);
+
+	if (second) {
+		/* Series of both helpers: two lines, not one. */
+		for (t = 6; t <= 7; t++) {
+			s = fx_series(f, t, pid, 0);
+			for (int i = 0; i < 3; i++) {
+				uint64_t v[2] = {10 * t + (uint64_t)i, 0};
+
+				fx_series_call(f, s, v);
+			}
+		}
+	}
+	if (!second) {
+		fx_target_at(f, "unhooked", 0, 0x400070, 0, 0);
+		/* Should not happen, shown as it is. */
+		t = fx_target_at(f, "both", foo, foo_base + 0x4000, CS_HOOK_ENTRY | CS_HOOK_GOT, 1);
+		call2(f, fx_site(f, t, pid, prog, 0x2400, CS_KEY_NONE), 8, 0);
+	}
+	return f;
+}
+
+/* targets.rpt, targets_b.rpt (a second process), and the refusal blocks
+ * the reader must count as damage: a reason without its NUL, a block of
+ * the wrong size, a refusal of a target that does not exist. */
+static int targets(void)
+{
+	struct fx *f;
+	struct cs_refusal_block *rb;
+	size_t off;
+	int ret;
+
+	f = targets_file(300, 0x555555554000, 0x7ffff7000000, 0);
+	ret = fx_write(f, out("targets.rpt"), 1, 0);
+	fx_free(f);
+	f = targets_file(301, 0x555555580000, 0x7ffff6000000, 1);
+	ret |= fx_write(f, out("targets_b.rpt"), 1, 0);
+	fx_free(f);
+
+	f = targets_file(302, 0x555555554000, 0x7ffff7000000, 0);
+	off = fx_refusal(f, 2, 0, "");
+	rb = fx_at(f, off);
+	memset(rb->why, 'x', sizeof(rb->why));
+	ret |= fx_write(f, out("refusal_nul.rpt"), 1, 0);
+	fx_free(f);
+
+	f = targets_file(303, 0x555555554000, 0x7ffff7000000, 0);
+	off = fx_block(f, CS_BLOCK_REFUSAL, sizeof(*rb) + 8);
+	rb = fx_at(f, off);
+	rb->target = 2;
+	snprintf(rb->why, sizeof(rb->why), "too big");
+	ret |= fx_write(f, out("refusal_size.rpt"), 1, 0);
+	fx_free(f);
+
+	f = targets_file(304, 0x555555554000, 0x7ffff7000000, 0);
+	fx_refusal(f, 42, 0, "of nobody");
+	ret |= fx_write(f, out("refusal_orphan.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* Expands the shim's %p, %e and %% in pattern into buf. */
 static void expand(const char *pattern, char *buf, size_t len)
 {
@@ -626,6 +736,7 @@ int main(int argc, char **argv)
 	ret |= series();
 	ret |= classes();
 	ret |= escape();
+	ret |= targets();
 	/* Keep the compiler from folding the function away. */
 	if (fx_known_function(argc) == 12345)
 		puts("?");

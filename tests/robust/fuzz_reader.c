@@ -43,6 +43,11 @@ static uint64_t touch(const struct cs_file *f)
 	}
 	for (i = 0; i < f->nthreads; i++)
 		acc += f->threads[i]->tid + f->threads[i]->events_open;
+	for (i = 0; i < f->nrefusals; i++) {
+		const struct cs_refusal_block *rb = f->refusals[i];
+
+		acc += strlen(rb->why) + rb->offset + cs_reader_target(f, rb->target)->id;
+	}
 	for (i = 0; i < f->nsites; i++) {
 		const struct cs_site_block *s = f->sites[i];
 
@@ -67,7 +72,8 @@ static uint64_t merge(const struct cs_file *f, enum cs_by by)
 	struct cs_row **rows;
 	uint64_t acc = 0;
 	size_t n, i, ev;
-	char buf[CS_TARGET_NAME_MAX + 64];
+	struct cs_target_info **tv;
+	char buf[CS_FUNCTION_MAX], reason[512];
 
 	if (!r)
 		return 0;
@@ -84,6 +90,13 @@ static uint64_t merge(const struct cs_file *f, enum cs_by by)
 			}
 		}
 		free(rows);
+		tv = cs_merge_targets(r, &n);
+		for (i = 0; i < n; i++) {
+			acc += strlen(cs_targets_address(tv[i], buf, sizeof(buf)));
+			acc += strlen(cs_targets_reason(tv[i], reason, sizeof(reason)));
+			acc += strlen(cs_targets_how(tv[i])) + tv[i]->calls;
+		}
+		free(tv);
 	}
 	cs_merge_free(r);
 	return acc;

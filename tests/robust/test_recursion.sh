@@ -37,3 +37,23 @@ for window in default 0; do
 	done
 	echo "window $window: $((DEPTH + 1)) nested calls, all returned and counted"
 done
+
+# Direct recursion through a patched entry on the default 8 MiB stack: the
+# program alone uses about a third of it; the wrapper's frames may take a
+# quarter at most, deeper levels run unmeasured (counted as dropped), and
+# the program must not notice (issue 8, point 5).
+D=50000
+ulimit -s 8192 2>/dev/null || echo "note: cannot set an 8 MiB stack; using $(ulimit -s) KiB"
+plain_run splain "$R/prog_deep_static" $D
+expect_status splain 0
+CACHESHIM_HOOK=entry shim_run static tsc down "$R/prog_deep_static" $D
+expect_status static 0
+same_output splain static
+report_csv static --by function
+row=$(csv_one static "function=down,event=tsc" calls,entered,dropped)
+IFS=$'\t' read -r calls entered dropped <<<"$row"
+[ "$entered" = $((D + 1)) ] || fail "down: $entered calls entered, want $((D + 1))"
+[ $((calls + dropped)) = $((D + 1)) ] || fail "down: $calls measured + $dropped dropped, want $((D + 1))"
+[ "$calls" -ge 1000 ] && [ "$calls" -lt $((D + 1)) ] ||
+	fail "down: $calls measured: want the outer levels measured, the deepest not"
+echo "static recursion $D deep: $calls levels measured, $dropped deeper ones dropped, no overflow"

@@ -2,6 +2,7 @@
 /* Units: the report reader on files written by the fixture writer. */
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static struct fx *sample(void)
 	v[0] = 5;
 	v[1] = 0;
 	fx_call(f, s, v);
+	fx_refusal(f, t2, 0x4, "jump table cannot be bounded");
 	return f;
 }
 
@@ -792,6 +794,76 @@ static void test_nested_series_read(void)
 }
 
 /* Window percentiles: exact below 16, else within the bucket (1/8). */
+/* The layout docs/report-format.md gives. */
+_Static_assert(sizeof(struct cs_refusal_block) == 136, "refusal block size");
+_Static_assert(offsetof(struct cs_refusal_block, target) == 8, "refusal target");
+_Static_assert(offsetof(struct cs_refusal_block, offset) == 16, "refusal offset");
+_Static_assert(offsetof(struct cs_refusal_block, why) == 24, "refusal why");
+
+/* Refusal blocks: kept (several per target, in file order, sorted by
+ * target), or dropped as damage when too small, too big, without the
+ * reason's NUL, or of a target that does not exist. */
+static void test_refusals(void)
+{
+	static const struct {
+		int line;
+		int how; /* 0 fine, 1 size - 8, 2 size + 8, 3 no NUL, 4 target 99 */
+		const char *damage;
+	} cases[] = {
+		{__LINE__, 0, ""},
+		{__LINE__, 1, "bytes, 136 expected"},
+		{__LINE__, 2, "bytes, 136 expected"},
+		{__LINE__, 3, "reason is not NUL-terminated"},
+		{__LINE__, 4, "refers to target 99, which does not exist"},
+	};
+	struct cs_refusal_block *rb;
+	struct cs_file *f;
+	char err[512];
+	size_t i, off;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx *x = sample(); /* a refusal of target 2 */
+		uint32_t t = 1;
+
+		if (cases[i].how == 4)
+			t = 99;
+		if (cases[i].how == 1 || cases[i].how == 2) {
+			off = fx_block(x, CS_BLOCK_REFUSAL,
+				       (uint32_t)(sizeof(*rb) + (cases[i].how == 1 ? -8 : 8)));
+			rb = fx_at(x, off);
+			rb->target = 1;
+		} else {
+			off = fx_refusal(x, t, 0, "second");
+			rb = fx_at(x, off);
+			if (cases[i].how == 3)
+				memset(rb->why, 'y', sizeof(rb->why));
+		}
+		fx_refusal(x, 1, 0x10, "third");
+		fx_header(x)->capacity = x->len;
+		fx_header(x)->used = x->len | CS_USED_SEALED;
+		CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "r", &f, err, sizeof(err)) == 0);
+		if (!strstr(f->damage, cases[i].damage) || (!cases[i].damage[0] && f->damage[0]))
+			fprintf(stderr, "case at line %d: damage '%s'\n", cases[i].line, f->damage);
+		CU_ASSERT_PTR_NOT_NULL(strstr(f->damage, cases[i].damage));
+		CU_ASSERT(cases[i].damage[0] || !f->damage[0]);
+		/* Sorted by target, then in file order: 1 second, 1 third, 2. */
+		if (cases[i].how == 0) {
+			CU_ASSERT_FATAL(f->nrefusals == 3);
+			CU_ASSERT(f->refusals[0]->target == 1 &&
+				  strcmp(f->refusals[0]->why, "second") == 0);
+			CU_ASSERT(f->refusals[1]->target == 1 &&
+				  strcmp(f->refusals[1]->why, "third") == 0 &&
+				  f->refusals[1]->offset == 0x10);
+			CU_ASSERT(f->refusals[2]->target == 2 && f->refusals[2]->offset == 0x4);
+		} else {
+			/* The bad one is dropped, the others kept. */
+			CU_ASSERT(f->nrefusals == 2);
+		}
+		cs_reader_free(f);
+		fx_free(x);
+	}
+}
+
 static void test_series_percentile(void)
 {
 	uint64_t h[CS_WHIST_BUCKETS] = {0};
@@ -830,6 +902,7 @@ int main(void)
 	CU_add_test(s, "nested and series blocks", test_nested_series_read);
 	CU_add_test(s, "damaged nested and series blocks", test_nested_series_damage);
 	CU_add_test(s, "window percentiles", test_series_percentile);
+	CU_add_test(s, "refusal blocks", test_refusals);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/* Direct branch targets of a whole module, so that an entry patch can be
+ * refused when any code of the module (not only the function itself)
+ * jumps into the bytes the patch replaces.  Scanning a large library takes
+ * a while, so the result is cached per build-id, in memory and on disk as
+ * offsets from the load bias (valid at any load address). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <Zydis/Zydis.h>
+
+#include "shim/internal.h"
+
+#define CACHE_MAGIC "CSBRANCH"
+#define CACHE_VERSION 1u
+#define BUILD_ID_MAX 64u
+
+/* On-disk header, followed by count uint64_t offsets (sorted, unique). */
+struct cache_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t build_id_len;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint64_t count;
+	uint64_t sum; /* FNV-1a of the offsets: catches a damaged body */
+};
+
+_Static_assert(sizeof(struct cache_header) == 96, "cache file header layout");
+
+/* In-memory cache: one entry per build-id seen. */
+struct mem_entry {
+	struct mem_entry *next;
+	uint8_t id[BUILD_ID_MAX];
+	unsigned id_len;
+	uint64_t *off;
+	size_t n;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mem_entry *mem_cache;
+
+struct vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int vec_push(struct vec *a, uint64_t x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		uint64_t *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+static int in_ranges(const uint64_t *lo, const uint64_t *hi, unsigned n, uint64_t a)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (a >= lo[i] && a < hi[i])
+			return 1;
+	return 0;
+}
+
+/* Target of x at addr: a relative branch's or a rip-relative lea's.
+ * Returns 1 and *t, or 0. */
+static int target_of(const ZydisDecodedInstruction *x, const ZydisDecodedOperand *op, uint64_t addr,
+		     uint64_t *t)
+{
+	unsigned i;
+
+	for (i = 0; i < x->operand_count_visible; i++) {
+		int rel = op[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[i].imm.is_relative;
+		int lea = x->mnemonic == ZYDIS_MNEMONIC_LEA &&
+			  op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			  op[i].mem.base == ZYDIS_REGISTER_RIP;
+		ZyanU64 r;
+
+		if ((rel || lea) && ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(x, &op[i], addr, &r))) {
+			*t = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Decodes [a, end) linearly (instructions may extend to limit), adding
+ * targets in the ranges to v.  Operands are decoded only for relative
+ * instructions and lea: the scan of a large library stays fast.  Returns 0
+ * or -ENOMEM. */
+static int scan_span(const ZydisDecoder *d, uint64_t a, uint64_t end, uint64_t limit,
+		     const uint64_t *lo, const uint64_t *hi, unsigned nranges, struct vec *v)
+{
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction x;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT_VISIBLE];
+
+	while (a < end) {
+		uint64_t t, avail = limit - a;
+
+		if (avail > ZYDIS_MAX_INSTRUCTION_LENGTH)
+			avail = ZYDIS_MAX_INSTRUCTION_LENGTH;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(d, &ctx, (const void *)(uintptr_t)a,
+								avail, &x))) {
+			a++;
+			continue;
+		}
+		if (((x.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+		     x.mnemonic == ZYDIS_MNEMONIC_LEA) &&
+		    ZYAN_SUCCESS(
+			    ZydisDecoderDecodeOperands(d, &ctx, &x, op, x.operand_count_visible)) &&
+		    target_of(&x, op, a, &t) && in_ranges(lo, hi, nranges, t) && vec_push(v, t))
+			return -ENOMEM;
+		a += x.length;
+	}
+	return 0;
+}
+
+/* Index of the first of the n sorted values v[] above x. */
+static size_t first_above(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+
+		if (v[m] <= x)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/* Decodes every range, restarting at each function start inside it, into
+ * v (sorted, unique).  Returns 0 or -ENOMEM. */
+static int scan(const uint64_t *lo, const uint64_t *hi, unsigned nranges, const uint64_t *starts,
+		size_t nstarts, struct vec *v)
+{
+	ZydisDecoder d;
+	unsigned r;
+
+	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (r = 0; r < nranges; r++) {
+		uint64_t a = lo[r];
+		size_t s;
+
+		if (hi[r] <= lo[r])
+			continue;
+		for (s = first_above(starts, nstarts, lo[r]); s < nstarts && starts[s] < hi[r];
+		     s++) {
+			if (scan_span(&d, a, starts[s], hi[r], lo, hi, nranges, v))
+				return -ENOMEM;
+			a = starts[s];
+		}
+		if (scan_span(&d, a, hi[r], hi[r], lo, hi, nranges, v))
+			return -ENOMEM;
+	}
+	v->n = sort_unique(v->v, v->n);
+	return 0;
+}
+
+static uint64_t fnv(const uint64_t *v, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+	unsigned b;
+
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 64; b += 8) {
+			h ^= (v[i] >> b) & 0xff;
+			h *= 0x100000001b3ull;
+		}
+	return h;
+}
+
+/* Cache directory into dir (created 0700 when missing when create is
+ * set).  Returns 0 or -1. */
+static int cache_dir(char *dir, size_t len, int create)
+{
+	const char *x = secure_getenv("XDG_CACHE_HOME");
+	const char *home = secure_getenv("HOME");
+	int n;
+
+	if (x && x[0] == '/') {
+		if (create && mkdir(x, 0700) && errno != EEXIST)
+			return -1;
+		n = snprintf(dir, len, "%s/cacheshim", x);
+	} else if (home && home[0] == '/') {
+		n = snprintf(dir, len, "%s/.cache", home);
+		if (n < 0 || (size_t)n >= len)
+			return -1;
+		if (create && mkdir(dir, 0700) && errno != EEXIST)
+			return -1;
+		n = snprintf(dir, len, "%s/.cache/cacheshim", home);
+	} else {
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	if (create && mkdir(dir, 0700) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static int cache_path(char *path, size_t len, const uint8_t *id, unsigned id_len, int create)
+{
+	char dir[4096], hex[2 * BUILD_ID_MAX + 1];
+	unsigned i;
+	int n;
+
+	if (cache_dir(dir, sizeof(dir), create))
+		return -1;
+	for (i = 0; i < id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * id_len] = 0;
+	n = snprintf(path, len, "%s/branches-%s.bin", dir, hex);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads the offsets cached on disk for build-id id.  Every check failing
+ * (size, magic, version, build-id, order, checksum, offsets outside the
+ * executable ranges) means no cache.  Returns 0 and *off, *n, or -1. */
+static int disk_read(const uint8_t *id, unsigned id_len, uint64_t base, const uint64_t *lo,
+		     const uint64_t *hi, unsigned nranges, uint64_t **off, size_t *n)
+{
+	struct cache_header h;
+	char path[4096 + 64];
+	struct stat st;
+	uint64_t *v = NULL;
+	size_t i;
+	int fd;
+
+	if (cache_path(path, sizeof(path), id, id_len, 0))
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (uint64_t)st.st_size < sizeof(h) || read_all(fd, &h, sizeof(h)) ||
+	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
+	    h.build_id_len != id_len || memcmp(h.build_id, id, id_len) ||
+	    h.count > ((uint64_t)st.st_size - sizeof(h)) / sizeof(uint64_t) ||
+	    (uint64_t)st.st_size != sizeof(h) + h.count * sizeof(uint64_t))
+		goto fail;
+	v = malloc(h.count ? h.count * sizeof(*v) : 1);
+	if (!v || read_all(fd, v, h.count * sizeof(*v)) || fnv(v, h.count) != h.sum)
+		goto fail;
+	for (i = 0; i < h.count; i++)
+		if ((i && v[i] <= v[i - 1]) || !in_ranges(lo, hi, nranges, base + v[i]))
+			goto fail;
+	close(fd);
+	*off = v;
+	*n = h.count;
+	return 0;
+fail:
+	free(v);
+	close(fd);
+	return -1;
+}
+
+/* Writes the offsets for build-id id: temporary file, then rename, so a
+ * reader sees a whole file or none.  Failures are silent (no cache). */
+static void disk_write(const uint8_t *id, unsigned id_len, const uint64_t *off, size_t n)
+{
+	struct cache_header h;
+	char path[4096 + 64], tmp[4096 + 96];
+	int fd, k;
+
+	if (cache_path(path, sizeof(path), id, id_len, 1))
+		return;
+	k = snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	if (k < 0 || (size_t)k >= sizeof(tmp))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	h.version = CACHE_VERSION;
+	h.build_id_len = id_len;
+	memcpy(h.build_id, id, id_len);
+	h.count = n;
+	h.sum = fnv(off, n);
+	if (write_all(fd, &h, sizeof(h)) || write_all(fd, off, n * sizeof(*off))) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	if (close(fd) || rename(tmp, path))
+		unlink(tmp);
+}
+
+static struct mem_entry *mem_find(const uint8_t *id, unsigned id_len)
+{
+	struct mem_entry *e;
+
+	for (e = mem_cache; e; e = e->next)
+		if (e->id_len == id_len && !memcmp(e->id, id, id_len))
+			return e;
+	return NULL;
+}
+
+/* Remembers offsets (taking ownership) for id; on failure frees them. */
+static void mem_add(const uint8_t *id, unsigned id_len, uint64_t *off, size_t n)
+{
+	struct mem_entry *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		free(off);
+		return;
+	}
+	memcpy(e->id, id, id_len);
+	e->id_len = id_len;
+	e->off = off;
+	e->n = n;
+	e->next = mem_cache;
+	mem_cache = e;
+}
+
+/* Fills out with base + off[i]. */
+static int rebase(const uint64_t *off, size_t n, uint64_t base, struct cs_branch_set *out)
+{
+	size_t i;
+
+	out->addr = malloc(n ? n * sizeof(uint64_t) : 1);
+	if (!out->addr)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		out->addr[i] = base + off[i];
+	out->n = n;
+	return 0;
+}
+
+int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
+			    const uint64_t *starts, size_t nstarts, uint64_t base,
+			    const uint8_t *build_id, unsigned build_id_len, int disk,
+			    struct cs_branch_set *out)
+{
+	struct vec v = {NULL, 0, 0};
+	struct mem_entry *e;
+	uint64_t *off;
+	size_t n, i;
+	int err;
+
+	out->addr = NULL;
+	out->n = 0;
+	if (build_id_len > BUILD_ID_MAX || !build_id)
+		build_id_len = 0;
+	if (build_id_len) {
+		pthread_mutex_lock(&cache_lock);
+		e = mem_find(build_id, build_id_len);
+		err = e ? rebase(e->off, e->n, base, out) : 1;
+		if (err == 1 && disk &&
+		    !disk_read(build_id, build_id_len, base, lo, hi, nranges, &off, &n)) {
+			err = rebase(off, n, base, out);
+			mem_add(build_id, build_id_len, off, n);
+		}
+		pthread_mutex_unlock(&cache_lock);
+		if (err != 1)
+			return err;
+	}
+	err = scan(lo, hi, nranges, starts, nstarts, &v);
+	if (err) {
+		free(v.v);
+		return err;
+	}
+	if (!v.v && !(v.v = malloc(1)))
+		return -ENOMEM;
+	out->addr = v.v;
+	out->n = v.n;
+	if (!build_id_len)
+		return 0;
+	off = malloc(v.n ? v.n * sizeof(*off) : 1);
+	if (!off)
+		return 0;
+	for (i = 0; i < v.n; i++)
+		off[i] = v.v[i] - base;
+	pthread_mutex_lock(&cache_lock);
+	if (disk)
+		disk_write(build_id, build_id_len, off, v.n);
+	if (!mem_find(build_id, build_id_len))
+		mem_add(build_id, build_id_len, off, v.n);
+	else
+		free(off);
+	pthread_mutex_unlock(&cache_lock);
+	return 0;
+}
+
+int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out)
+{
+	uint64_t lo[16], hi[16];
+	const uint64_t *starts = NULL;
+	const uint8_t *id = NULL;
+	unsigned nranges = cs_elf_exec_ranges(m, lo, hi, 16);
+	size_t nstarts = cs_elf_fde_starts(m, &starts);
+	unsigned id_len = cs_elf_build_id(m, &id);
+
+	return cs_branches_scan_ranges(lo, hi, nranges, starts, nstarts, base, id, id_len, disk,
+				       out);
+}
+
+int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi)
+{
+	size_t i = first_above(s->addr, s->n, lo);
+
+	return i < s->n && s->addr[i] < hi;
+}
+
+void cs_branches_free(struct cs_branch_set *s)
+{
+	free(s->addr);
+	s->addr = NULL;
+	s->n = 0;
+}
+
+void cs_branches_forget(void)
+{
+	struct mem_entry *e, *next;
+
+	pthread_mutex_lock(&cache_lock);
+	for (e = mem_cache; e; e = next) {
+		next = e->next;
+		free(e->off);
+		free(e);
+	}
+	mem_cache = NULL;
+	pthread_mutex_unlock(&cache_lock);
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing code into the running process (entry patches), and mapping code
+ * within rel32 reach of a module.
+ *
+ * Bytes are written through /proc/self/mem, which writes read-only text
+ * without changing any page's permissions; where that fails, exactly the
+ * pages concerned become RWX for the store, never non-executable, since
+ * another thread may be running them.  With one thread in the process the
+ * bytes are simply written.  With others, each patch is written int3
+ * first: the int3 at its first byte, membarrier(SYNC_CORE), the other
+ * bytes, a sync, the first byte, a sync; meanwhile a SIGTRAP handler sends
+ * a thread that hits one of those int3s where the finished patch would
+ * send it.  A thread that blocks SIGTRAP would be killed by such an int3:
+ * then nothing is written ("deferred"). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+
+#define REACH (1ull << 31) /* rel32 */
+
+static int mem_fd = -2; /* /proc/self/mem; -1: unusable */
+
+/* The patches being written while other threads run. */
+static struct cs_code_patch *live;
+static volatile size_t nlive;
+static struct sigaction old_trap;
+
+/* Makes the pages of [addr, addr + n) prot. */
+static int protect(uint64_t addr, size_t n, int prot)
+{
+	uint64_t pg = (uint64_t)getpagesize();
+	uint64_t lo = addr & ~(pg - 1), hi = (addr + n + pg - 1) & ~(pg - 1);
+
+	return mprotect((void *)(uintptr_t)lo, hi - lo, prot) < 0 ? -errno : 0;
+}
+
+/* Writes n bytes of code at addr.  Returns 0 or -errno. */
+static int write_code(uint64_t addr, const void *bytes, size_t n)
+{
+	if (mem_fd == -2)
+		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem_fd >= 0 && pwrite(mem_fd, bytes, n, (off_t)addr) == (ssize_t)n)
+		return 0;
+	if (protect(addr, n, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -EPERM;
+	memcpy((void *)(uintptr_t)addr, bytes, n);
+	protect(addr, n, PROT_READ | PROT_EXEC);
+	return 0;
+}
+
+static long membarrier(int cmd)
+{
+	return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+/* Serializes instruction fetch on every CPU running one of our threads.
+ * Returns 0 or -errno (a kernel without SYNC_CORE). */
+static int sync_cores(void)
+{
+	static int registered;
+
+	if (!registered) {
+		if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) < 0)
+			return -errno;
+		registered = 1;
+	}
+	return membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) < 0 ? -errno : 0;
+}
+
+/* A thread ran into the int3 of a patch being written: send it where the
+ * finished patch will (the stack is as it was at the patch point). */
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	uint64_t at = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	size_t i, n = __atomic_load_n(&nlive, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++) {
+		if (live[i].at == at) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)live[i].redirect;
+			return;
+		}
+	}
+	/* Not ours: what the program would have had. */
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		old_trap.sa_sigaction(sig, si, ctx);
+	} else if (old_trap.sa_handler == SIG_DFL) {
+		sigaction(SIGTRAP, &old_trap, NULL);
+		raise(SIGTRAP);
+	} else if (old_trap.sa_handler != SIG_IGN) {
+		old_trap.sa_handler(sig);
+	}
+}
+
+/* Threads of the process, from /proc/self/status; 0 if unknown. */
+static unsigned thread_count(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nThreads:");
+	return p ? (unsigned)strtoul(p + 9, NULL, 10) : 0;
+}
+
+/* True if some thread of the process blocks SIGTRAP, or we cannot tell. */
+static int someone_blocks_trap(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int blocked = 0;
+
+	if (!d)
+		return 1;
+	while (!blocked && (e = readdir(d))) {
+		char path[300], buf[4096], *p;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread ended */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		p = strstr(buf, "\nSigBlk:");
+		if (!p || (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
+			blocked = 1;
+	}
+	closedir(d);
+	return blocked;
+}
+
+static int write_live(struct cs_code_patch *p, size_t n)
+{
+	struct sigaction sa;
+	size_t i;
+	int ok = 0;
+
+	live = p;
+	__atomic_store_n(&nlive, n, __ATOMIC_RELEASE);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &old_trap);
+	for (i = 0; i < n; i++)
+		p[i].written = write_code(p[i].at, "\xcc", 1) == 0;
+	sync_cores();
+	for (i = 0; i < n; i++) {
+		if (p[i].written && write_code(p[i].at + 1, p[i].bytes + 1, p[i].n - 1) < 0) {
+			/* Cannot happen after the first byte was written; if
+			 * it does, the int3 stays and the handler redirects. */
+			continue;
+		}
+	}
+	sync_cores();
+	for (i = 0; i < n; i++) {
+		if (p[i].written && write_code(p[i].at, p[i].bytes, 1) == 0)
+			ok++;
+	}
+	sync_cores();
+	/* Every thread has passed a serializing point since the last int3 was
+	 * replaced: none can still be about to trap on one of them. */
+	sigaction(SIGTRAP, &old_trap, NULL);
+	__atomic_store_n(&nlive, 0, __ATOMIC_RELEASE);
+	live = NULL;
+	return ok;
+}
+
+int cs_code_write(struct cs_code_patch *p, size_t n, const char **why)
+{
+	size_t i;
+	int ok = 0;
+
+	*why = NULL;
+	for (i = 0; i < n; i++)
+		p[i].written = 0;
+	if (thread_count() == 1) {
+		for (i = 0; i < n; i++) {
+			p[i].written = write_code(p[i].at, p[i].bytes, p[i].n) == 0;
+			ok += p[i].written;
+		}
+		return ok;
+	}
+	if (someone_blocks_trap()) {
+		*why = "deferred: a thread blocks SIGTRAP";
+		return -1;
+	}
+	if (sync_cores() < 0) {
+		*why = "deferred: threads are running and membarrier(SYNC_CORE) is missing";
+		return -1;
+	}
+	return write_live(p, n);
+}
+
+/* Bytes from the lowest to the highest address of [lo, hi) and the
+ * mapping [p, p + size). */
+static uint64_t span(uint64_t lo, uint64_t hi, uint64_t p, uint64_t size)
+{
+	uint64_t a = p < lo ? p : lo, b = p + size > hi ? p + size : hi;
+
+	return b - a;
+}
+
+void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
+{
+	uint64_t step = 1ull << 20, a;
+	int i;
+
+	/* Above the module first (the heap usually follows the program),
+	 * then below it. */
+	for (i = 0; i < 2; i++) {
+		for (a = 0; a < REACH / 2; a += step) {
+			uint64_t want = i == 0 ? ((hi + step - 1) & ~(step - 1)) + a
+					       : ((lo - size) & ~(step - 1)) - a;
+			void *p;
+
+			if (i == 1 && lo < size + a + step)
+				break;
+			p = mmap((void *)(uintptr_t)want, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if (span(lo, hi, (uint64_t)(uintptr_t)p, size) < REACH)
+				return p;
+			munmap(p, size); /* an old kernel took the hint as a hint */
+		}
+	}
+	return NULL;
+}

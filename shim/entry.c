@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry patching: the first instructions of a target (after a leading
+ * endbr64) become a 5-byte jump to a stub next to the module, so every
+ * call that enters the function is caught: direct calls, calls of static
+ * and hidden functions, calls inside -Bsymbolic or LTO builds.  The stub
+ * pushes the target's index and enters the trampoline like a GOT stub; the
+ * trampoline then calls a thunk holding the displaced instructions
+ * (relocated by shim/relocate.c) followed by a jump back.
+ *
+ * Safety comes first: a function is patched only when shim/relocate.c
+ * accepts its entry and no direct branch anywhere in its module lands
+ * inside the patched bytes (shim/branchscan.c); otherwise it is refused,
+ * with the reason logged once and recorded in the report, and its GOT
+ * slots catch what they can (CACHESHIM_HOOK=both, the default).
+ *
+ * Writing code (shim/codewrite.c): the constructor runs while the process
+ * has one thread, and the dlopen wrapper patches a new module before its
+ * handle is returned; with other threads running, patches are written
+ * int3 first, or deferred (GOT slots only) when that is not safe. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "shim/internal.h"
+
+void cs_trampoline(void);
+
+#define STUB_BYTES 16u
+#define ENTRY_BYTES (STUB_BYTES + CS_THUNK_MAX) /* stub + thunk */
+#define MAX_MODULES 1024
+#define MAX_RANGES 16
+
+/* A module handled already: (load bias, first mapped address). */
+struct done_module {
+	uint64_t base, lo;
+};
+
+/* A matched function of the module being patched. */
+struct candidate {
+	uint64_t addr, size;
+	int pattern; /* settings pattern index */
+	int hidden; /* not in .dynsym, or an address target */
+	char name[CS_TARGET_NAME_MAX];
+};
+
+/* Everything collected about one module during a pass. */
+struct module_pass {
+	const char *path; /* "" for the main program */
+	const char *shown; /* for messages */
+	char base_name[4096]; /* basename, for address targets */
+	uint64_t base;
+	struct cs_elf_module *elf;
+	uint64_t *starts; /* sorted function starts (symbols + FDEs) */
+	size_t nstarts, capstarts;
+	struct candidate *cand;
+	size_t ncand, capcand;
+	uint64_t rlo[MAX_RANGES], rhi[MAX_RANGES];
+	unsigned nranges;
+	struct cs_branch_set branches;
+	int have_branches;
+};
+
+static pthread_mutex_t entry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct done_module done[MAX_MODULES];
+static unsigned ndone;
+static uint64_t self_base;
+static int patched_total;
+
+/* ---- the module's functions ---- */
+
+static int push_start(struct module_pass *mp, uint64_t a)
+{
+	if (mp->nstarts == mp->capstarts) {
+		size_t cap = mp->capstarts ? mp->capstarts * 2 : 1024;
+		uint64_t *p = realloc(mp->starts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		mp->starts = p;
+		mp->capstarts = cap;
+	}
+	mp->starts[mp->nstarts++] = a;
+	return 0;
+}
+
+static int push_candidate(struct module_pass *mp, const char *name, uint64_t addr, uint64_t size,
+			  int pattern, int hidden)
+{
+	struct candidate *c;
+
+	if (mp->ncand == mp->capcand) {
+		size_t cap = mp->capcand ? mp->capcand * 2 : 64;
+
+		c = realloc(mp->cand, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		mp->cand = c;
+		mp->capcand = cap;
+	}
+	c = &mp->cand[mp->ncand++];
+	c->addr = addr;
+	c->size = size;
+	c->pattern = pattern;
+	c->hidden = hidden;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return 0;
+}
+
+/* Pattern index matching a function name: the name itself, or for a
+ * compiler clone (foo.constprop.0) the name it was made from. */
+static int match_name(const char *name)
+{
+	char base[CS_TARGET_NAME_MAX];
+	size_t n;
+	int pat = cs_settings_match(&cs_g.settings, name);
+
+	if (pat >= 0)
+		return pat;
+	n = cs_elf_clone_base_len(name);
+	if (n == strlen(name) || n >= sizeof(base))
+		return -1;
+	memcpy(base, name, n);
+	base[n] = '\0';
+	return cs_settings_match(&cs_g.settings, base);
+}
+
+/* A cold fragment (foo.cold, foo.part.0.cold.1) is a piece of another
+ * function, reached by its jumps: never a function entry to patch. */
+static int is_fragment(const char *name)
+{
+	const char *p = name;
+
+	while ((p = strstr(p, ".cold"))) {
+		p += 5;
+		if (*p == '\0' || *p == '.')
+			return 1;
+	}
+	return 0;
+}
+
+static int collect(const struct cs_elf_func *f, void *arg)
+{
+	struct module_pass *mp = arg;
+	int pat;
+
+	if (push_start(mp, f->addr) < 0)
+		return -ENOMEM;
+	if (is_fragment(f->name))
+		return 0;
+	pat = match_name(f->name);
+	if (pat < 0 || strchr(cs_g.settings.targets[pat].glob, '+'))
+		return 0;
+	return push_candidate(mp, f->name, f->addr, f->size, pat, f->source != CS_SYM_DYNSYM);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Address targets "module+0xOFFSET" naming this module: accepted only at a
+ * function start listed in .eh_frame_hdr. */
+static void address_targets(struct module_pass *mp)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.settings.ntargets; i++) {
+		const char *glob = cs_g.settings.targets[i].glob, *plus = strrchr(glob, '+');
+		char mod[CS_TARGET_NAME_MAX];
+		uint64_t off;
+		char *end;
+
+		if (!plus || plus == glob || strncmp(plus, "+0x", 3) ||
+		    (size_t)(plus - glob) >= sizeof(mod))
+			continue;
+		memcpy(mod, glob, (size_t)(plus - glob));
+		mod[plus - glob] = '\0';
+		if (fnmatch(mod, mp->base_name, 0))
+			continue;
+		errno = 0;
+		off = strtoull(plus + 3, &end, 16);
+		if (errno || *end || end == plus + 3) {
+			CS_LOG_ONCE("target '%s': the offset is not a hexadecimal number", glob);
+			continue;
+		}
+		if (!cs_elf_is_fde_start(mp->elf, mp->base + off)) {
+			cs_log("target '%s' is not a function start listed in %s's .eh_frame_hdr; "
+			       "not wrapped",
+			       glob, mp->base_name);
+			continue;
+		}
+		push_candidate(mp, glob, mp->base + off, 0, (int)i, 1);
+	}
+}
+
+/* End of the executable range holding addr, 0 if none. */
+static uint64_t range_end(const struct module_pass *mp, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < mp->nranges; i++) {
+		if (addr >= mp->rlo[i] && addr < mp->rhi[i])
+			return mp->rhi[i];
+	}
+	return 0;
+}
+
+/* The first function start after addr, capped by its range's end. */
+static uint64_t next_start(const struct module_pass *mp, uint64_t addr, uint64_t end)
+{
+	size_t lo = 0, hi = mp->nstarts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mp->starts[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < mp->nstarts && mp->starts[lo] < end ? mp->starts[lo] : end;
+}
+
+/* ---- stubs and thunks next to the module ---- */
+
+/* Writes the stub of target idx at s: push $idx; jmp *trampoline. */
+static void make_stub(uint8_t *s, uint8_t *region, unsigned idx)
+{
+	int32_t disp = (int32_t)(region - (s + 11));
+
+	s[0] = 0x68; /* push imm32 */
+	memcpy(s + 1, &idx, 4);
+	s[5] = 0xff; /* jmp *disp32(%rip) */
+	s[6] = 0x25;
+	memcpy(s + 7, &disp, 4);
+	memset(s + 11, 0xcc, STUB_BYTES - 11);
+}
+
+/* ---- refusing ---- */
+
+static void refuse(const struct module_pass *mp, int idx, const char *why, uint64_t off)
+{
+	struct cs_target *t = &cs_g.targets[idx];
+	struct cs_refusal_block *b;
+
+	t->block->how |= CS_HOOK_REFUSED;
+	b = cs_output_reserve(sizeof(*b));
+	if (b) {
+		b->target = t->id;
+		b->offset = off;
+		snprintf(b->why, sizeof(b->why), "%s", why);
+		cs_output_publish(b, CS_BLOCK_REFUSAL);
+	}
+	if (!cs_g.settings.quiet)
+		cs_log("entry of '%s' in %s not patched: %s (at +0x%llx)%s", t->name, mp->shown,
+		       why, (unsigned long long)off,
+		       cs_g.settings.hook & CS_HOOK_GOT ? "; its GOT slots are used instead" : "");
+}
+
+/* ---- one module ---- */
+
+static void patch_candidates(struct module_pass *mp)
+{
+	struct cs_code_patch *pend;
+	uint8_t *region;
+	size_t size, i, npend = 0, used = STUB_BYTES;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	const char *failed = NULL;
+
+	for (i = 0; i < mp->nranges; i++) {
+		lo = mp->rlo[i] < lo ? mp->rlo[i] : lo;
+		hi = mp->rhi[i] > hi ? mp->rhi[i] : hi;
+	}
+	size = (STUB_BYTES + mp->ncand * ENTRY_BYTES + 4095) & ~(size_t)4095;
+	region = cs_code_map_near(lo, hi, size);
+	pend = calloc(mp->ncand, sizeof(*pend));
+	if (!region || !pend) {
+		CS_LOG_ONCE("no memory within 2 GB of %s for entry stubs; using GOT slots only",
+			    mp->shown);
+		free(pend);
+		if (region)
+			munmap(region, size);
+		return;
+	}
+	*(uint64_t *)region = (uint64_t)(uintptr_t)cs_trampoline;
+	for (i = 0; i < mp->ncand; i++) {
+		struct candidate *c = &mp->cand[i];
+		uint64_t end = range_end(mp, c->addr), func_end, limit;
+		struct cs_reloc_plan plan;
+		const char *why = NULL;
+		uint64_t why_off = 0;
+		uint8_t *stub, *thunk;
+		int idx, n;
+		unsigned k;
+
+		if (!end)
+			continue; /* not code (a symbol in a data segment) */
+		if (cs_entry_is_patched(c->addr))
+			continue; /* an alias of a function done already */
+		idx = cs_target_add(c->name, c->addr, cs_g.settings.targets[c->pattern].argn,
+				    c->hidden ? CS_HOOK_HIDDEN : 0);
+		if (idx < 0)
+			continue;
+		cs_g.settings.targets[c->pattern].matched++;
+		limit = next_start(mp, c->addr, end);
+		/* No size (an address target, an assembly function without
+		 * .size): its FDE says where it ends. */
+		func_end = c->size ? c->addr + c->size : cs_elf_fde_end(mp->elf, c->addr);
+		if (!func_end)
+			func_end = limit;
+		if (func_end > end)
+			func_end = end;
+		if (limit < func_end)
+			limit = func_end;
+		if (cs_reloc_plan((const uint8_t *)(uintptr_t)c->addr, c->addr, func_end, limit,
+				  &plan, &why, &why_off) < 0) {
+			refuse(mp, idx, why, why_off);
+			continue;
+		}
+		if (!mp->have_branches) {
+			if (cs_branches_scan(mp->elf, mp->base, cs_g.settings.cache,
+					     &mp->branches) < 0) {
+				refuse(mp, idx, "the module's branches could not be scanned", 0);
+				continue;
+			}
+			mp->have_branches = 1;
+		}
+		if (cs_branches_inside(&mp->branches, plan.patch, plan.patch + plan.window)) {
+			refuse(mp, idx,
+			       "a direct branch elsewhere in the module lands inside the patched "
+			       "bytes",
+			       plan.patch - c->addr);
+			continue;
+		}
+		stub = region + used;
+		thunk = stub + STUB_BYTES;
+		n = cs_reloc_emit(&plan, (uint64_t)(uintptr_t)thunk, thunk, CS_THUNK_MAX, &why);
+		if (n < 0) {
+			refuse(mp, idx, why, 0);
+			continue;
+		}
+		make_stub(stub, region, (unsigned)idx);
+		used += (STUB_BYTES + (size_t)n + 15) & ~(size_t)15;
+		pend[npend].at = plan.patch;
+		pend[npend].redirect = (uint64_t)(uintptr_t)stub;
+		pend[npend].cookie = idx;
+		pend[npend].n = plan.window;
+		pend[npend].bytes[0] = 0xe9; /* jmp rel32 */
+		{
+			int32_t rel =
+				(int32_t)((int64_t)(uintptr_t)stub - (int64_t)(plan.patch + 5));
+
+			memcpy(pend[npend].bytes + 1, &rel, 4);
+		}
+		/* Nothing branches into the rest of the window: fill it with
+		 * int3, so a wrong jump there stops at once. */
+		for (k = 5; k < plan.window; k++)
+			pend[npend].bytes[k] = 0xcc;
+		cs_g.targets[idx].call = (uint64_t)(uintptr_t)thunk;
+		npend++;
+	}
+	if (mprotect(region, size, PROT_READ | PROT_EXEC) < 0) {
+		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
+			    strerror(errno));
+		failed = "the entry stubs cannot be made executable";
+	} else if (npend) {
+		cs_code_write(pend, npend, &failed);
+	}
+	for (i = 0; i < npend; i++) {
+		struct cs_target *t = &cs_g.targets[pend[i].cookie];
+
+		if (!pend[i].written) {
+			/* Not written: calls go to the function itself. */
+			t->call = t->addr;
+			refuse(mp, pend[i].cookie,
+			       failed ? failed : "the patch could not be written",
+			       pend[i].at - t->addr);
+			continue;
+		}
+		t->block->how |= CS_HOOK_ENTRY;
+		patched_total++;
+	}
+	free(pend);
+}
+
+static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info)
+{
+	const uint64_t *fde;
+	size_t nfde, i, j;
+	const char *slash;
+
+	if (cs_elf_open(mp->path, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, &mp->elf) < 0)
+		return;
+	slash = strrchr(*mp->path ? mp->path : cs_g.hdr_program, '/');
+	snprintf(mp->base_name, sizeof(mp->base_name), "%s",
+		 slash ? slash + 1 : (*mp->path ? mp->path : cs_g.hdr_program));
+	mp->nranges = cs_elf_exec_ranges(mp->elf, mp->rlo, mp->rhi, MAX_RANGES);
+	if (cs_elf_each_func(mp->elf, collect, mp) < 0)
+		goto out;
+	nfde = cs_elf_fde_starts(mp->elf, &fde);
+	for (i = 0; i < nfde; i++)
+		push_start(mp, fde[i]);
+	address_targets(mp);
+	if (!mp->ncand)
+		goto out;
+	qsort(mp->starts, mp->nstarts, sizeof(*mp->starts), cmp_u64);
+	for (i = j = 0; i < mp->nstarts; i++) {
+		if (!j || mp->starts[j - 1] != mp->starts[i])
+			mp->starts[j++] = mp->starts[i];
+	}
+	mp->nstarts = j;
+	patch_candidates(mp);
+out:
+	if (mp->have_branches)
+		cs_branches_free(&mp->branches);
+	free(mp->starts);
+	free(mp->cand);
+	cs_elf_close(mp->elf);
+}
+
+/* ---- every module ---- */
+
+struct module_list {
+	struct {
+		uint64_t base, lo;
+		struct dl_phdr_info info;
+		char path[4096];
+	} * m;
+	size_t n, cap;
+};
+
+static int skip_module(const struct dl_phdr_info *info)
+{
+	const char *n = info->dlpi_name ? info->dlpi_name : "";
+
+	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
+	       strstr(n, "/ld-linux") != NULL || !info->dlpi_phnum;
+}
+
+static uint64_t first_load(const struct dl_phdr_info *info)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			return info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	}
+	return info->dlpi_addr;
+}
+
+/* dl_iterate_phdr runs with the loader's lock held: only list modules
+ * here, open their files afterwards. */
+static int list_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct module_list *l = data;
+	uint64_t lo = first_load(info);
+	unsigned i;
+
+	(void)size;
+	if (skip_module(info))
+		return 0;
+	for (i = 0; i < ndone; i++) {
+		if (done[i].base == info->dlpi_addr && done[i].lo == lo)
+			return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		void *p = realloc(l->m, cap * sizeof(*l->m));
+
+		if (!p)
+			return 1;
+		l->m = p;
+		l->cap = cap;
+	}
+	l->m[l->n].base = info->dlpi_addr;
+	l->m[l->n].lo = lo;
+	l->m[l->n].info = *info;
+	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
+		 info->dlpi_name ? info->dlpi_name : "");
+	l->n++;
+	return 0;
+}
+
+int cs_entry_patch_all(void)
+{
+	struct module_list l = {0};
+	Dl_info self;
+	size_t i;
+	int before;
+
+	pthread_mutex_lock(&entry_lock);
+	if (!self_base && dladdr((void *)cs_entry_patch_all, &self))
+		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
+	before = patched_total;
+	dl_iterate_phdr(list_module, &l);
+	for (i = 0; i < l.n; i++) {
+		struct module_pass mp;
+
+		memset(&mp, 0, sizeof(mp));
+		mp.path = l.m[i].path;
+		mp.shown = *mp.path ? mp.path : "the program";
+		mp.base = l.m[i].base;
+		l.m[i].info.dlpi_name = l.m[i].path;
+		patch_module(&mp, &l.m[i].info);
+		if (ndone < MAX_MODULES) {
+			done[ndone].base = l.m[i].base;
+			done[ndone].lo = l.m[i].lo;
+			ndone++;
+		}
+	}
+	free(l.m);
+	before = patched_total - before;
+	pthread_mutex_unlock(&entry_lock);
+	return before;
+}
+
+int cs_entry_is_patched(uint64_t addr)
+{
+	unsigned i, n = __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++) {
+		const struct cs_target *t = &cs_g.targets[i];
+
+		if (t->addr == addr && !t->unloaded && t->call != t->addr)
+			return 1;
+	}
+	return 0;
+}
+
+void cs_entry_forget_unloaded(void)
+{
+	unsigned i, j;
+
+	/* A module unloaded: its address may be reused by another one. */
+	pthread_mutex_lock(&entry_lock);
+	for (i = j = 0; i < ndone; i++) {
+		Dl_info info;
+
+		if (dladdr((void *)(uintptr_t)done[i].lo, &info) &&
+		    (uint64_t)(uintptr_t)info.dli_fbase == done[i].lo)
+			done[j++] = done[i];
+	}
+	ndone = j;
+	pthread_mutex_unlock(&entry_lock);
+}

@@ -1,0 +1,952 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry relocation: decides whether the first instructions of a function
+ * can be replaced by a jmp rel32, and rewrites them (Zydis decodes and
+ * re-encodes every instruction) into a thunk that runs elsewhere and jumps
+ * back.  Runs in the constructor on live code of the host: every read is
+ * bounds-checked, and memory that the code only points at (jump tables) is
+ * read with process_vm_readv, which fails instead of faulting. */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <Zydis/Zydis.h>
+
+#include "shim/internal.h"
+
+#define MODE ZYDIS_MACHINE_MODE_LONG_64
+#define HIST 16u /* instructions looked back at for a jump table's set-up */
+#define MAX_TABLES 64u /* jump tables per function */
+#define MAX_TABLE_ENTRIES 65536u
+
+struct insn {
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+};
+
+/* A recognised jump table: its set-up runs from the bounds check at cmp
+ * to the indirect jump at jmp; a branch into that range would skip the
+ * check, so none may land there. */
+struct table_span {
+	uint64_t cmp, jmp;
+};
+
+static void decoder_init(ZydisDecoder *d)
+{
+	ZydisDecoderInit(d, MODE, ZYDIS_STACK_WIDTH_64);
+}
+
+/* Decodes the instruction at code (avail bytes readable).  Returns 0 or -1. */
+static int decode(const ZydisDecoder *d, const uint8_t *code, uint64_t avail, struct insn *x)
+{
+	if (avail == 0)
+		return -1;
+	if (avail > ZYDIS_MAX_INSTRUCTION_LENGTH)
+		avail = ZYDIS_MAX_INSTRUCTION_LENGTH;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(d, code, avail, &x->in, x->op)))
+		return -1;
+	return 0;
+}
+
+static ZydisRegister family(ZydisRegister r)
+{
+	return r == ZYDIS_REGISTER_NONE ? r : ZydisRegisterGetLargestEnclosing(MODE, r);
+}
+
+/* Index of the explicit operand with a relative immediate, or -1. */
+static int rel_imm(const struct insn *x)
+{
+	unsigned i;
+
+	if (!(x->in.attributes & ZYDIS_ATTRIB_IS_RELATIVE))
+		return -1;
+	for (i = 0; i < x->in.operand_count_visible; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && x->op[i].imm.is_relative)
+			return (int)i;
+	return -1;
+}
+
+/* Index of the explicit rip-relative memory operand, or -1. */
+static int rip_mem(const struct insn *x)
+{
+	unsigned i;
+
+	for (i = 0; i < x->in.operand_count_visible; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    x->op[i].mem.base == ZYDIS_REGISTER_RIP)
+			return (int)i;
+	return -1;
+}
+
+/* True if x addresses memory relative to eip (address-size prefix): the
+ * encoder is not asked to move that. */
+static int eip_mem(const struct insn *x)
+{
+	unsigned i;
+
+	for (i = 0; i < x->in.operand_count; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (x->op[i].mem.base == ZYDIS_REGISTER_EIP ||
+		     x->op[i].mem.base == ZYDIS_REGISTER_IP))
+			return 1;
+	return 0;
+}
+
+#define KEPT_PREFIXES                                                                     \
+	(ZYDIS_ATTRIB_HAS_LOCK | ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |           \
+	 ZYDIS_ATTRIB_HAS_REPNE | ZYDIS_ATTRIB_HAS_XACQUIRE | ZYDIS_ATTRIB_HAS_XRELEASE | \
+	 ZYDIS_ATTRIB_HAS_SEGMENT)
+
+/* True if y is x re-encoded: same mnemonic, prefixes and operands, apart
+ * from the displacement of operand skip (the rip-relative one). */
+static int same_shape(const struct insn *x, const struct insn *y, int skip)
+{
+	unsigned i;
+
+	if (x->in.mnemonic != y->in.mnemonic ||
+	    x->in.operand_count_visible != y->in.operand_count_visible ||
+	    x->in.operand_width != y->in.operand_width ||
+	    (x->in.attributes & KEPT_PREFIXES) != (y->in.attributes & KEPT_PREFIXES))
+		return 0;
+	for (i = 0; i < x->in.operand_count_visible; i++) {
+		const ZydisDecodedOperand *a = &x->op[i], *b = &y->op[i];
+
+		if (a->type != b->type || a->size != b->size)
+			return 0;
+		switch (a->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER:
+			if (a->reg.value != b->reg.value)
+				return 0;
+			break;
+		case ZYDIS_OPERAND_TYPE_MEMORY:
+			if (a->mem.type != b->mem.type || a->mem.segment != b->mem.segment ||
+			    a->mem.base != b->mem.base || a->mem.index != b->mem.index ||
+			    a->mem.scale != b->mem.scale ||
+			    ((int)i != skip && a->mem.disp.value != b->mem.disp.value))
+				return 0;
+			break;
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+			if (a->imm.value.u != b->imm.value.u || a->imm.is_relative)
+				return 0;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static uint64_t abs_target(const struct insn *x, int opi, uint64_t addr)
+{
+	ZyanU64 t = 0;
+
+	ZydisCalcAbsoluteAddress(&x->in, &x->op[opi], addr, &t);
+	return t;
+}
+
+static int is_loop_like(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_LOOP:
+	case ZYDIS_MNEMONIC_LOOPE:
+	case ZYDIS_MNEMONIC_LOOPNE:
+	case ZYDIS_MNEMONIC_JRCXZ:
+	case ZYDIS_MNEMONIC_JECXZ:
+	case ZYDIS_MNEMONIC_JCXZ:
+	case ZYDIS_MNEMONIC_XBEGIN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int is_indirect(const struct insn *x)
+{
+	return rel_imm(x) < 0 && x->in.operand_count_visible >= 1 &&
+	       (x->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER ||
+		x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY);
+}
+
+static int is_indirect_jmp(const struct insn *x)
+{
+	return x->in.mnemonic == ZYDIS_MNEMONIC_JMP && is_indirect(x);
+}
+
+static int is_indirect_call(const struct insn *x)
+{
+	return x->in.mnemonic == ZYDIS_MNEMONIC_CALL && is_indirect(x);
+}
+
+/* Padding a short function's window may cover: int3 and the nop forms. */
+static int is_padding(const struct insn *x)
+{
+	return x->in.mnemonic == ZYDIS_MNEMONIC_INT3 || x->in.mnemonic == ZYDIS_MNEMONIC_NOP;
+}
+
+/* Instructions after which the function certainly does not fall through
+ * (a call might return: whether its callee is noreturn is not known). */
+static int is_terminator(const struct insn *x)
+{
+	switch (x->in.mnemonic) {
+	case ZYDIS_MNEMONIC_RET:
+	case ZYDIS_MNEMONIC_JMP:
+	case ZYDIS_MNEMONIC_UD2:
+	case ZYDIS_MNEMONIC_HLT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* True if x writes register family r (explicitly or implicitly). */
+static int writes(const struct insn *x, ZydisRegister r)
+{
+	unsigned i;
+
+	for (i = 0; i < x->in.operand_count; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (x->op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    family(x->op[i].reg.value) == r)
+			return 1;
+	return 0;
+}
+
+static int is_reg(const struct insn *x, unsigned i, ZydisRegister fam)
+{
+	return i < x->in.operand_count_visible && x->op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	       family(x->op[i].reg.value) == fam;
+}
+
+/* Reads len bytes of this process at addr without faulting.  Returns 0 or
+ * -1 (unmapped, or the system call is not allowed). */
+static int safe_read(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len};
+	struct iovec remote = {(void *)(uintptr_t)addr, len};
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* The function being planned: its bytes, where they run, how far they can
+ * be read. */
+struct fn {
+	const ZydisDecoder *d;
+	const uint8_t *code;
+	uint64_t func, func_end, limit_end;
+};
+
+static int decode_fn(const struct fn *f, uint64_t addr, struct insn *x)
+{
+	if (addr < f->func || addr >= f->limit_end)
+		return -1;
+	return decode(f->d, f->code + (addr - f->func), f->limit_end - addr, x);
+}
+
+/* A jump table found behind an indirect jump. */
+struct table {
+	uint64_t addr; /* first entry */
+	unsigned scale; /* 4: int32 offsets from addr (PIC); 8: absolute */
+	uint64_t count; /* entries */
+	uint64_t cmp; /* address of the bounds check */
+	uint64_t lea; /* address of the lea of a PIC table's base */
+};
+
+/* Walks back from the table load at hist[k] to the bounds check: `cmp
+ * $N, %I` immediately followed by ja (N + 1 entries) or jae (N entries),
+ * with no write of the index in between except zero-extending moves within
+ * one register or renames (`mov %eJ, %eI`, `movzbl %jl, %eI`).  The
+ * compilers' guarantee that a 32-bit index was zero-extended when it was
+ * computed is trusted; a narrower compare needs a zero extension after it.
+ * Returns 0 or -1. */
+static int find_bound(const struct fn *f, const uint64_t *hist, int k, ZydisRegister idx,
+		      struct table *t)
+{
+	struct insn x, c;
+	int i, zext = 0;
+
+	for (i = k - 1; i >= 1; i--) {
+		if (decode_fn(f, hist[i], &x))
+			return -1;
+		if (x.in.mnemonic == ZYDIS_MNEMONIC_JNBE || x.in.mnemonic == ZYDIS_MNEMONIC_JNB) {
+			if (decode_fn(f, hist[i - 1], &c) || c.in.mnemonic != ZYDIS_MNEMONIC_CMP ||
+			    !is_reg(&c, 0, idx) || c.in.operand_count_visible != 2 ||
+			    c.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return -1;
+			t->count = c.op[1].imm.value.u;
+			if (c.op[1].imm.is_signed && c.op[1].imm.value.s < 0)
+				return -1;
+			/* a byte or word compare bounds the load's index only
+			 * through a zero extension after it */
+			if (c.op[0].size < 32 && !zext)
+				return -1;
+			if (x.in.mnemonic == ZYDIS_MNEMONIC_JNBE)
+				t->count++;
+			t->cmp = hist[i - 1];
+			return t->count > 0 && t->count <= MAX_TABLE_ENTRIES ? 0 : -1;
+		}
+		if (x.in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    x.in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    x.in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    x.in.meta.category == ZYDIS_CATEGORY_RET)
+			return -1;
+		if (!writes(&x, idx))
+			continue;
+		/* mov %eJ, %eI / movzx %jl, %eI: the index now comes from J */
+		if ((x.in.mnemonic == ZYDIS_MNEMONIC_MOV ||
+		     x.in.mnemonic == ZYDIS_MNEMONIC_MOVZX) &&
+		    is_reg(&x, 0, idx) && x.op[0].size == 32 && x.in.operand_count_visible == 2 &&
+		    x.op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (x.in.mnemonic == ZYDIS_MNEMONIC_MOVZX || x.op[1].size == 32)) {
+			idx = family(x.op[1].reg.value);
+			zext = 1;
+			continue;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* True if operand o is [idx*scale + disp] or [base + idx*scale] as asked. */
+static int mem_index(const ZydisDecodedOperand *o, ZydisRegister base, unsigned scale)
+{
+	return o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.segment != ZYDIS_REGISTER_FS &&
+	       o->mem.segment != ZYDIS_REGISTER_GS && family(o->mem.base) == base &&
+	       o->mem.index != ZYDIS_REGISTER_NONE && o->mem.scale == scale;
+}
+
+/* Recognises the jump table of the indirect jmp at hist[k] (hist holds the
+ * addresses of the k + 1 instructions before it, oldest first):
+ *   lea T(%rip),%A ... movslq (%A,%I,4),%X ... add %A,%X ... jmp *%X   (PIC)
+ *   jmp *T(,%I,8)  or  mov T(,%I,8),%X ... jmp *%X                     (absolute)
+ * Returns 0 and *t when it is one and bounded, else -1. */
+static int find_table(const struct fn *f, const uint64_t *hist, int k, struct table *t)
+{
+	struct insn j, x;
+	ZydisRegister X, A = ZYDIS_REGISTER_NONE, idx = ZYDIS_REGISTER_NONE;
+	int i, load = 0, state = 0; /* 0: want add or mov, 1: want movslq, 2: want lea */
+
+	if (decode_fn(f, hist[k], &j))
+		return -1;
+	t->lea = UINT64_MAX;
+	if (j.op[0].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+		if (!mem_index(&j.op[0], ZYDIS_REGISTER_NONE, 8))
+			return -1;
+		t->addr = (uint64_t)(int64_t)(int32_t)j.op[0].mem.disp.value;
+		t->scale = 8;
+		return find_bound(f, hist, k, family(j.op[0].mem.index), t);
+	}
+	X = family(j.op[0].reg.value);
+	for (i = k - 1; i >= 0; i--) {
+		if (decode_fn(f, hist[i], &x))
+			return -1;
+		if (state == 0 && x.in.mnemonic == ZYDIS_MNEMONIC_ADD && is_reg(&x, 0, X) &&
+		    x.op[0].size == 64 && x.op[1].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			A = family(x.op[1].reg.value);
+			state = 1;
+			continue;
+		}
+		if (state == 0 && x.in.mnemonic == ZYDIS_MNEMONIC_MOV && is_reg(&x, 0, X) &&
+		    x.op[0].size == 64 && mem_index(&x.op[1], ZYDIS_REGISTER_NONE, 8)) {
+			t->addr = (uint64_t)(int64_t)(int32_t)x.op[1].mem.disp.value;
+			t->scale = 8;
+			return find_bound(f, hist, i, family(x.op[1].mem.index), t);
+		}
+		if (state == 1 && x.in.mnemonic == ZYDIS_MNEMONIC_MOVSXD && is_reg(&x, 0, X) &&
+		    mem_index(&x.op[1], A, 4) && x.op[1].mem.disp.value == 0) {
+			idx = family(x.op[1].mem.index);
+			load = i;
+			state = 2;
+			continue;
+		}
+		if (state == 2 && x.in.mnemonic == ZYDIS_MNEMONIC_LEA && is_reg(&x, 0, A) &&
+		    x.op[0].size == 64 && rip_mem(&x) == 1) {
+			t->addr = abs_target(&x, 1, hist[i]);
+			t->scale = 4;
+			t->lea = hist[i];
+			/* the bounds check may sit between the lea and the load */
+			return find_bound(f, hist, load, idx, t);
+		}
+		/* ja to the default case may sit between the lea and the load */
+		if (state == 2 && x.in.meta.category == ZYDIS_CATEGORY_COND_BR)
+			continue;
+		if (x.in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    x.in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    x.in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    x.in.meta.category == ZYDIS_CATEGORY_RET)
+			return -1;
+		/* X matters only after its load; writes of the index between
+		 * the lea and the load (mov %esi,%esi) are find_bound's to judge */
+		if ((state <= 1 && writes(&x, X)) || (state >= 1 && writes(&x, A)))
+			return -1;
+	}
+	return -1;
+}
+
+/* Reads the entries of table t and checks that none lands strictly inside
+ * (lo, hi).  Returns 0, or -1 with *why. */
+static int check_table(const struct table *t, uint64_t lo, uint64_t hi, const char **why)
+{
+	uint8_t buf[512];
+	uint64_t done = 0, total = t->count * t->scale;
+
+	while (done < total) {
+		size_t n = total - done < sizeof(buf) ? (size_t)(total - done) : sizeof(buf);
+		size_t i;
+
+		if (safe_read(t->addr + done, buf, n)) {
+			*why = "jump table cannot be read";
+			return -1;
+		}
+		for (i = 0; i + t->scale <= n; i += t->scale) {
+			uint64_t target;
+
+			if (t->scale == 4) {
+				int32_t rel;
+
+				memcpy(&rel, buf + i, 4);
+				target = t->addr + (uint64_t)(int64_t)rel;
+			} else {
+				memcpy(&target, buf + i, 8);
+			}
+			if (target > lo && target < hi) {
+				*why = "jump table entry lands inside the window";
+				return -1;
+			}
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* Direct targets of x at addr: a relative branch's, or a rip-relative
+ * lea's (an address taken of code, e.g. a computed goto).  Returns 1 and
+ * *target, or 0. */
+static int code_target(const struct insn *x, uint64_t addr, uint64_t *target)
+{
+	int i = rel_imm(x);
+
+	if (i >= 0) {
+		*target = abs_target(x, i, addr);
+		return 1;
+	}
+	if (x->in.mnemonic == ZYDIS_MNEMONIC_LEA && (i = rip_mem(x)) >= 0) {
+		*target = abs_target(x, i, addr);
+		return 1;
+	}
+	return 0;
+}
+
+static int reencode_rip(const struct insn *x, uint64_t from, uint64_t to, uint8_t *out, size_t cap,
+			size_t *len);
+
+/* Checks one instruction of the window: can it run elsewhere?  Returns 0
+ * or -1 with *why. */
+static int check_movable(const struct insn *x, uint64_t addr, int last, const char **why)
+{
+	uint8_t tmp[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	size_t n;
+	int i;
+
+	if (is_loop_like(x->in.mnemonic)) {
+		*why = "loop, jrcxz or xbegin in the window";
+		return -1;
+	}
+	if (is_indirect_call(x) && !last) {
+		*why = "indirect call inside the window";
+		return -1;
+	}
+	if (eip_mem(x)) {
+		*why = "eip-relative operand in the window";
+		return -1;
+	}
+	if (x->in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR) {
+		*why = "far branch in the window";
+		return -1;
+	}
+	i = rel_imm(x);
+	if (i >= 0) {
+		/* jmp, jcc and call with a 64-bit operand size: a 66 prefix
+		 * would truncate the target on some processors */
+		if ((x->in.mnemonic != ZYDIS_MNEMONIC_JMP &&
+		     x->in.mnemonic != ZYDIS_MNEMONIC_CALL &&
+		     x->in.meta.category != ZYDIS_CATEGORY_COND_BR) ||
+		    x->in.operand_width != 64) {
+			*why = "relative operand that cannot be re-encoded";
+			return -1;
+		}
+		return 0;
+	}
+	if (rip_mem(x) >= 0 && reencode_rip(x, addr, addr, tmp, sizeof(tmp), &n)) {
+		*why = "rip-relative operand that cannot be re-encoded";
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks every instruction of [func, func_end): branches into the window
+ * (lo, hi), indirect jumps.  Returns 0 or -1 with *why, *why_off. */
+static int check_function(const struct fn *f, uint64_t lo, uint64_t hi, const char **why,
+			  uint64_t *why_off)
+{
+	struct table_span spans[MAX_TABLES];
+	uint64_t hist[HIST], a, target;
+	unsigned nspans = 0, nhist = 0, i;
+	struct insn x;
+
+	for (a = f->func; a < f->func_end; a += x.in.length) {
+		*why_off = a - f->func;
+		if (decode_fn(f, a, &x)) {
+			*why = "undecodable instruction in the function";
+			return -1;
+		}
+		if (nhist == HIST) {
+			memmove(hist, hist + 1, sizeof(hist) - sizeof(hist[0]));
+			nhist--;
+		}
+		hist[nhist++] = a;
+		if (code_target(&x, a, &target) && target > lo && target < hi) {
+			*why = "branch into the window";
+			return -1;
+		}
+		if (is_indirect_jmp(&x)) {
+			struct table t;
+
+			if (find_table(f, hist, (int)nhist - 1, &t)) {
+				*why = "indirect jump that cannot be bounded";
+				return -1;
+			}
+			if (check_table(&t, lo, hi, why))
+				return -1;
+			if (nspans == MAX_TABLES) {
+				*why = "too many jump tables";
+				return -1;
+			}
+			spans[nspans].cmp = t.lea < t.cmp ? t.lea : t.cmp;
+			spans[nspans++].jmp = a;
+		}
+	}
+	if (a != f->func_end) {
+		*why = "instruction crosses the function end";
+		return -1;
+	}
+	if (!nspans)
+		return 0;
+	/* Second pass: nothing may enter a table's set-up past its check. */
+	for (a = f->func; a < f->func_end; a += x.in.length) {
+		if (decode_fn(f, a, &x)) {
+			*why_off = a - f->func;
+			*why = "undecodable instruction in the function";
+			return -1;
+		}
+		if (!code_target(&x, a, &target))
+			continue;
+		for (i = 0; i < nspans; i++) {
+			if (target > spans[i].cmp && target <= spans[i].jmp) {
+				*why_off = a - f->func;
+				*why = "branch into a jump table's bounds check";
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Checks the bytes from func_end to the window end: padding only, and the
+ * function's last instruction (the one ending at func_end) a terminator. */
+static int check_tail(const struct fn *f, uint64_t patch, uint64_t wend, const char **why,
+		      uint64_t *why_off)
+{
+	uint64_t a, last = 0;
+	struct insn x;
+
+	for (a = patch; a < f->func_end; a += x.in.length) {
+		if (decode_fn(f, a, &x)) {
+			*why_off = a - f->func;
+			*why = "undecodable instruction in the window";
+			return -1;
+		}
+		last = a;
+	}
+	*why_off = f->func_end - f->func;
+	if (a != f->func_end) {
+		*why = "instruction crosses the function end";
+		return -1;
+	}
+	if (decode_fn(f, last, &x) || !is_terminator(&x)) {
+		*why_off = last - f->func;
+		*why = "short function that may fall through";
+		return -1;
+	}
+	for (a = f->func_end; a < wend; a += x.in.length) {
+		*why_off = a - f->func;
+		if (decode_fn(f, a, &x) || !is_padding(&x)) {
+			*why = "window crosses the function end";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_t limit_end,
+		  struct cs_reloc_plan *plan, const char **why, uint64_t *why_off)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	ZydisDecoder d;
+	struct fn f = {&d, code, func, func_end, limit_end};
+	uint64_t patch = func, a;
+	unsigned ninsn = 0;
+	struct insn x;
+
+	*why_off = 0;
+	if (!code || func_end <= func || limit_end < func_end) {
+		*why = "empty or invalid function bounds";
+		return -1;
+	}
+	decoder_init(&d);
+	if (func_end - func >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64)))
+		patch += sizeof(endbr64);
+	if (patch >= func_end) {
+		*why = "function too short";
+		return -1;
+	}
+	for (a = patch; a - patch < CS_PATCH_JMP_SIZE; a += x.in.length) {
+		*why_off = a - func;
+		if (decode_fn(&f, a, &x)) {
+			*why = "undecodable instruction in the window";
+			return -1;
+		}
+		if (check_movable(&x, a, a + x.in.length - patch >= CS_PATCH_JMP_SIZE, why))
+			return -1;
+		ninsn++;
+	}
+	if (a - patch > sizeof(plan->orig)) {
+		*why = "window too long";
+		return -1;
+	}
+	if (a > func_end && check_tail(&f, patch, a, why, why_off))
+		return -1;
+	if (check_function(&f, patch, a, why, why_off))
+		return -1;
+	memset(plan, 0, sizeof(*plan));
+	plan->func = func;
+	plan->patch = patch;
+	plan->window = (unsigned)(a - patch);
+	plan->ninsn = ninsn;
+	memcpy(plan->orig, code + (patch - func), plan->window);
+	/* A trial where everything is in reach: what fails now (a call that
+	 * cannot be emulated, say) would fail whatever the thunk's address. */
+	{
+		uint8_t trial[CS_THUNK_MAX];
+
+		*why_off = patch - func;
+		if (cs_reloc_emit(plan, patch, trial, sizeof(trial), why) < 0)
+			return -1;
+	}
+	*why = NULL;
+	return 0;
+}
+
+/* ---- emitting the thunk ---- */
+
+struct out {
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t addr; /* run-time address of buf */
+};
+
+static void req_init(ZydisEncoderRequest *r, ZydisMnemonic m, unsigned nops)
+{
+	memset(r, 0, sizeof(*r));
+	r->machine_mode = MODE;
+	r->mnemonic = m;
+	r->operand_count = (ZyanU8)nops;
+}
+
+/* Encodes r at the current end of o; absolute: r holds absolute targets.
+ * Returns 0 or -1. */
+static int put(struct out *o, ZydisEncoderRequest *r, int absolute)
+{
+	ZyanUSize n = o->cap - o->len;
+	ZyanStatus s;
+
+	if (absolute)
+		s = ZydisEncoderEncodeInstructionAbsolute(r, o->buf + o->len, &n, o->addr + o->len);
+	else
+		s = ZydisEncoderEncodeInstruction(r, o->buf + o->len, &n);
+	if (!ZYAN_SUCCESS(s))
+		return -1;
+	o->len += n;
+	return 0;
+}
+
+static int put_bytes(struct out *o, const void *p, size_t n)
+{
+	if (o->cap - o->len < n)
+		return -1;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+	return 0;
+}
+
+static int rel32_reaches(uint64_t from_end, uint64_t target)
+{
+	int64_t d = (int64_t)(target - from_end);
+
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+/* The inverse of condition jump m, or ZYDIS_MNEMONIC_INVALID. */
+static ZydisMnemonic jcc_inverse(ZydisMnemonic m)
+{
+	static const ZydisMnemonic pairs[][2] = {
+		{ZYDIS_MNEMONIC_JO, ZYDIS_MNEMONIC_JNO}, {ZYDIS_MNEMONIC_JB, ZYDIS_MNEMONIC_JNB},
+		{ZYDIS_MNEMONIC_JZ, ZYDIS_MNEMONIC_JNZ}, {ZYDIS_MNEMONIC_JBE, ZYDIS_MNEMONIC_JNBE},
+		{ZYDIS_MNEMONIC_JS, ZYDIS_MNEMONIC_JNS}, {ZYDIS_MNEMONIC_JP, ZYDIS_MNEMONIC_JNP},
+		{ZYDIS_MNEMONIC_JL, ZYDIS_MNEMONIC_JNL}, {ZYDIS_MNEMONIC_JLE, ZYDIS_MNEMONIC_JNLE},
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		if (pairs[i][0] == m)
+			return pairs[i][1];
+		if (pairs[i][1] == m)
+			return pairs[i][0];
+	}
+	return ZYDIS_MNEMONIC_INVALID;
+}
+
+static int put_abs_jump(struct out *o, uint64_t target)
+{
+	ZydisEncoderRequest r;
+
+	req_init(&r, ZYDIS_MNEMONIC_JMP, 1);
+	r.operands[0].type = ZYDIS_OPERAND_TYPE_MEMORY;
+	r.operands[0].mem.base = ZYDIS_REGISTER_RIP;
+	r.operands[0].mem.size = 8;
+	if (put(o, &r, 0))
+		return -1;
+	return put_bytes(o, &target, sizeof(target));
+}
+
+/* True if the instruction written at o->buf + start is m to target. */
+static int lands(const struct out *o, size_t start, ZydisMnemonic m, uint64_t target)
+{
+	ZydisDecoder d;
+	struct insn y;
+	int i;
+
+	decoder_init(&d);
+	return !decode(&d, o->buf + start, o->len - start, &y) && y.in.mnemonic == m &&
+	       y.in.length == o->len - start && (i = rel_imm(&y)) >= 0 &&
+	       abs_target(&y, i, o->addr + start) == target;
+}
+
+/* jmp (or jcc m) to target: rel32 when it reaches, else jmp *0(%rip) and
+ * the absolute address (a jcc then becomes the inverse jcc over it).
+ * Returns 0 or -1. */
+static int put_jump(struct out *o, ZydisMnemonic m, uint64_t target)
+{
+	ZydisEncoderRequest r;
+	size_t start = o->len;
+
+	req_init(&r, m, 1);
+	r.branch_type = ZYDIS_BRANCH_TYPE_NEAR;
+	r.branch_width = ZYDIS_BRANCH_WIDTH_32;
+	r.operands[0].type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	r.operands[0].imm.u = target;
+	/* jmp rel32 is 5 bytes, jcc rel32 6 */
+	if (rel32_reaches(o->addr + o->len + (m == ZYDIS_MNEMONIC_JMP ? 5 : 6), target) &&
+	    !put(o, &r, 1) && lands(o, start, m, target))
+		return 0;
+	o->len = start;
+	if (m != ZYDIS_MNEMONIC_JMP) {
+		/* j!cc over the 14-byte absolute jump */
+		req_init(&r, jcc_inverse(m), 1);
+		if (r.mnemonic == ZYDIS_MNEMONIC_INVALID)
+			return -1;
+		r.branch_type = ZYDIS_BRANCH_TYPE_SHORT;
+		r.branch_width = ZYDIS_BRANCH_WIDTH_8;
+		r.operands[0].type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+		r.operands[0].imm.s = 14;
+		if (put(o, &r, 0))
+			return -1;
+	}
+	return put_abs_jump(o, target);
+}
+
+/* Pushes the 8-byte value v without touching registers or flags: push
+ * imm32 (sign-extended) then the high half stored over it. */
+static int put_push64(struct out *o, uint64_t v)
+{
+	ZydisEncoderRequest r;
+
+	req_init(&r, ZYDIS_MNEMONIC_PUSH, 1);
+	r.operand_size_hint = ZYDIS_OPERAND_SIZE_HINT_64;
+	r.operands[0].type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	r.operands[0].imm.s = (int32_t)(uint32_t)v;
+	if (put(o, &r, 0))
+		return -1;
+	req_init(&r, ZYDIS_MNEMONIC_MOV, 2);
+	r.operands[0].type = ZYDIS_OPERAND_TYPE_MEMORY;
+	r.operands[0].mem.base = ZYDIS_REGISTER_RSP;
+	r.operands[0].mem.displacement = 4;
+	r.operands[0].mem.size = 4;
+	r.operands[1].type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	r.operands[1].imm.u = v >> 32;
+	return put(o, &r, 0);
+}
+
+/* Re-encodes x (at from) with its rip-relative operand aimed at the same
+ * absolute address from to.  Decodes the result to check it.  Returns 0
+ * and *len, or -1 (out of reach, or not encodable). */
+static int reencode_rip(const struct insn *x, uint64_t from, uint64_t to, uint8_t *buf, size_t cap,
+			size_t *len)
+{
+	ZydisEncoderRequest r;
+	ZydisDecoder d;
+	struct insn y;
+	int i = rip_mem(x), j;
+	uint64_t target = abs_target(x, i, from);
+	ZyanUSize n = cap;
+
+	if (!ZYAN_SUCCESS(ZydisEncoderDecodedInstructionToEncoderRequest(
+		    &x->in, x->op, x->in.operand_count_visible, &r)))
+		return -1;
+	r.operands[i].mem.displacement = (ZyanI64)target;
+	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstructionAbsolute(&r, buf, &n, to)))
+		return -1;
+	decoder_init(&d);
+	if (decode(&d, buf, n, &y) || y.in.length != n || (j = rip_mem(&y)) != i ||
+	    !same_shape(x, &y, i) || abs_target(&y, j, to) != target)
+		return -1;
+	*len = n;
+	return 0;
+}
+
+/* True if the instruction written at o->buf + start is the jmp through
+ * the operand of indirect call x (an rsp base read 8 bytes further). */
+static int is_jmp_of(const struct out *o, size_t start, const struct insn *x)
+{
+	ZydisDecoder d;
+	struct insn y, want = *x;
+
+	want.in.mnemonic = ZYDIS_MNEMONIC_JMP;
+	if (want.op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    family(want.op[0].mem.base) == ZYDIS_REGISTER_RSP)
+		want.op[0].mem.disp.value += 8;
+	decoder_init(&d);
+	return !decode(&d, o->buf + start, o->len - start, &y) && y.in.length == o->len - start &&
+	       same_shape(&want, &y, -1);
+}
+
+/* call: push the original return address, then jump to the callee (a
+ * direct target, or x's operand turned into a jmp). */
+static int put_call(struct out *o, const struct insn *x, uint64_t addr, uint64_t ret)
+{
+	ZydisEncoderRequest r;
+	int i = rel_imm(x);
+	size_t n;
+
+	if (put_push64(o, ret))
+		return -1;
+	if (i >= 0)
+		return put_jump(o, ZYDIS_MNEMONIC_JMP, abs_target(x, i, addr));
+	if (!ZYAN_SUCCESS(ZydisEncoderDecodedInstructionToEncoderRequest(
+		    &x->in, x->op, x->in.operand_count_visible, &r)))
+		return -1;
+	r.mnemonic = ZYDIS_MNEMONIC_JMP;
+	if (r.operands[0].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		if (family(r.operands[0].reg.value) == ZYDIS_REGISTER_RSP)
+			return -1;
+		n = o->len;
+		return put(o, &r, 0) || !is_jmp_of(o, n, x) ? -1 : 0;
+	}
+	if (r.operands[0].type != ZYDIS_OPERAND_TYPE_MEMORY)
+		return -1;
+	/* the operand is read after our push, so rsp moved by 8 */
+	if (family(r.operands[0].mem.base) == ZYDIS_REGISTER_RSP)
+		r.operands[0].mem.displacement += 8;
+	if (family(r.operands[0].mem.index) == ZYDIS_REGISTER_RSP)
+		return -1;
+	if (r.operands[0].mem.base == ZYDIS_REGISTER_RIP) {
+		struct insn y;
+		ZydisDecoder d;
+		ZyanUSize m = o->cap - o->len;
+		uint64_t target = abs_target(x, 0, addr);
+
+		r.operands[0].mem.displacement = (ZyanI64)target;
+		if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstructionAbsolute(&r, o->buf + o->len, &m,
+									o->addr + o->len)))
+			return -1;
+		decoder_init(&d);
+		if (decode(&d, o->buf + o->len, m, &y) || rip_mem(&y) != 0 ||
+		    abs_target(&y, 0, o->addr + o->len) != target)
+			return -1;
+		o->len += m;
+		return 0;
+	}
+	n = o->len;
+	if (put(o, &r, 0) || !is_jmp_of(o, n, x))
+		return -1;
+	return 0;
+}
+
+int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out, size_t cap,
+		  const char **why)
+{
+	struct out o = {out, cap, 0, thunk};
+	ZydisDecoder d;
+	unsigned off;
+	struct insn x;
+
+	if (!plan || plan->window < CS_PATCH_JMP_SIZE || plan->window > sizeof(plan->orig)) {
+		*why = "invalid plan";
+		return -1;
+	}
+	decoder_init(&d);
+	for (off = 0; off < plan->window; off += x.in.length) {
+		uint64_t addr = plan->patch + off;
+		int i;
+
+		if (decode(&d, plan->orig + off, plan->window - off, &x)) {
+			*why = "undecodable instruction in the window";
+			return -1;
+		}
+		i = rel_imm(&x);
+		if (x.in.mnemonic == ZYDIS_MNEMONIC_CALL) {
+			if (put_call(&o, &x, addr, addr + x.in.length)) {
+				*why = "call cannot be emulated";
+				return -1;
+			}
+		} else if (i >= 0 &&
+			   (x.in.mnemonic == ZYDIS_MNEMONIC_JMP ||
+			    x.in.meta.category == ZYDIS_CATEGORY_COND_BR) &&
+			   !is_loop_like(x.in.mnemonic)) {
+			if (put_jump(&o, x.in.mnemonic, abs_target(&x, i, addr))) {
+				*why = "branch cannot be re-encoded";
+				return -1;
+			}
+		} else if (i >= 0) {
+			*why = "relative operand that cannot be re-encoded";
+			return -1;
+		} else if (rip_mem(&x) >= 0) {
+			size_t n;
+
+			if (reencode_rip(&x, addr, o.addr + o.len, o.buf + o.len, o.cap - o.len,
+					 &n)) {
+				*why = "rip-relative operand out of reach of the thunk";
+				return -1;
+			}
+			o.len += n;
+		} else if (put_bytes(&o, plan->orig + off, x.in.length)) {
+			*why = "thunk buffer too small";
+			return -1;
+		}
+	}
+	if (put_jump(&o, ZYDIS_MNEMONIC_JMP, plan->patch + plan->window)) {
+		*why = "thunk buffer too small";
+		return -1;
+	}
+	*why = NULL;
+	return (int)o.len;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry patching while another thread runs: a second thread keeps calling
+ * rt_leaf (patched at start) while the main thread dlopens a plugin, so
+ * the shim must patch the plugin's entries with the int3-first sequence.
+ *
+ * Usage: prog_live N PLUGIN [block]  -- with "block", the second thread
+ * blocks SIGTRAP first (an int3 there would kill the process, so the shim
+ * must defer those patches).  Prints plug_run(N) and how many calls the
+ * second thread made is not printed (it varies); exits 0. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/robust/robust.h"
+
+static volatile int stop, started;
+
+static void *spin(void *arg)
+{
+	long s = 0;
+
+	if (arg) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	}
+	started = 1;
+	while (!stop)
+		s += rt_leaf(s & 7);
+	return (void *)s;
+}
+
+int main(int argc, char **argv)
+{
+	long (*run)(long);
+	pthread_t th;
+	void *h;
+	long n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s N PLUGIN [block]\n", argv[0]);
+		return 2;
+	}
+	n = atol(argv[1]);
+	if (pthread_create(&th, NULL, spin, argc > 3 && !strcmp(argv[3], "block") ? "" : NULL))
+		return 1;
+	while (!started)
+		;
+	h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	run = (long (*)(long))dlsym(h, "plug_run");
+	if (!run)
+		return 1;
+	printf("plug_run(%ld) = %ld\n", n, run(n));
+	stop = 1;
+	pthread_join(th, NULL);
+	return 0;
+}
