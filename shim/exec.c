@@ -18,7 +18,10 @@ static int before_exec(void)
 {
 	if (!cs_g.enabled || getpid() != cs_g.pid)
 		return 0;
+	/* The shim's own libc calls (ftruncate, msync) may be targets. */
+	cs_tls_guard++;
 	cs_output_seal();
+	cs_tls_guard--;
 	return 1;
 }
 
@@ -26,8 +29,11 @@ static void after_failed_exec(int sealed)
 {
 	int saved = errno;
 
-	if (sealed)
+	if (sealed) {
+		cs_tls_guard++;
 		cs_output_unseal();
+		cs_tls_guard--;
+	}
 	errno = saved;
 }
 
