@@ -612,7 +612,9 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 	for (a = patch; a - patch < CS_PATCH_JMP_SIZE; a += x.in.length) {
 		*why_off = a - func;
 		if (decode_fn(&f, a, &x)) {
-			*why = "undecodable instruction in the window";
+			*why = a >= func_end ? "function shorter than the 5-byte window, and no "
+					       "padding after it"
+					     : "undecodable instruction in the window";
 			return -1;
 		}
 		if (check_movable(&x, a, a + x.in.length - patch >= CS_PATCH_JMP_SIZE, why))

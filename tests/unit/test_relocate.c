@@ -202,7 +202,8 @@ static const struct plan_case plan_cases[] = {
 	{__LINE__, CODE(f_ret_nopw), 1, 0, 1, 0, 11, NULL, 0},
 	{__LINE__, CODE(f_ret_nopl), 1, 0, 1, 0, 5, NULL, 0},
 	/* the padding runs out before the window is whole */
-	{__LINE__, f_ret_int3, 3, 1, 0, 0, 0, 0, "undecodable instruction in the window", 3},
+	{__LINE__, f_ret_int3, 3, 1, 0, 0, 0, 0,
+	 "function shorter than the 5-byte window, and no padding after it", 3},
 	{__LINE__, CODE(f_fallthrough), 2, 0, 0, 0, 0, "short function that may fall through", 0},
 	{__LINE__, CODE(f_bad), sizeof(f_bad), 0, 0, 0, 0, "undecodable instruction in the window",
 	 0},
