@@ -93,13 +93,11 @@ for fn in $names; do
 		aw_loop) want='*loop*' ;;
 		aw_xbegin) want='*xbegin*' ;;
 		aw_indjmp) want='*indirect*' ;;
+		aw_short2) want='*short*' ;;
 		*) want='?*' ;;
 		esac
 		# shellcheck disable=SC2053 # a glob on purpose
 		[[ $why == $want ]] || fail "entry: $fn refused for '$why', want a reason like '$want'"
-		case $fn:$why in aw_short2:*end* | aw_short2:*short* | aw_short2:*padd* | aw_short2:*room*) ;;
-		aw_short2:*) echo "note: aw_short2 (2 bytes, then another function) refused for '$why'" ;;
-		esac
 		[ "$lines" -eq 1 ] || { show "$T/entry.err"; fail "entry: $lines cacheshim: lines name $fn, want 1"; }
 	else
 		[ "$how" = entry ] || { show "$T/entry.tgt"; fail "entry: $fn is '$how', want entry"; }
