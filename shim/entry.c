@@ -159,6 +159,17 @@ static int collect(const struct cs_elf_func *f, void *arg)
 	return push_candidate(mp, f->name, f->addr, f->size, pat, f->source != CS_SYM_DYNSYM);
 }
 
+/* Candidates by address, and at one address the exported name first (the
+ * name users know: close before __libc_close). */
+static int cmp_candidate(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->hidden - y->hidden;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -303,8 +314,12 @@ static void patch_candidates(struct module_pass *mp)
 
 		if (!end)
 			continue; /* not code (a symbol in a data segment) */
-		if (cs_entry_is_patched(c->addr))
-			continue; /* an alias of a function done already */
+		if (cs_entry_is_patched(c->addr)) {
+			/* An alias (close, __libc_close) of a function patched
+			 * already: its calls are caught under the first name. */
+			cs_g.settings.targets[c->pattern].matched++;
+			continue;
+		}
 		idx = cs_target_add(c->name, c->addr, cs_g.settings.targets[c->pattern].argn,
 				    c->hidden ? CS_HOOK_HIDDEN : 0);
 		if (idx < 0)
@@ -412,6 +427,7 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 	if (!mp->ncand)
 		goto out;
 	qsort(mp->starts, mp->nstarts, sizeof(*mp->starts), cmp_u64);
+	qsort(mp->cand, mp->ncand, sizeof(*mp->cand), cmp_candidate);
 	for (i = j = 0; i < mp->nstarts; i++) {
 		if (!j || mp->starts[j - 1] != mp->starts[i])
 			mp->starts[j++] = mp->starts[i];

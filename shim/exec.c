@@ -16,13 +16,16 @@
 
 static int before_exec(void)
 {
-	if (!cs_g.enabled || getpid() != cs_g.pid)
-		return 0;
-	/* The shim's own libc calls (ftruncate, msync) may be targets. */
+	int sealed = 0;
+
+	/* The shim's own libc calls (getpid, ftruncate) may be targets. */
 	cs_tls_guard++;
-	cs_output_seal();
+	if (cs_g.enabled && getpid() == cs_g.pid) {
+		cs_output_seal();
+		sealed = 1;
+	}
 	cs_tls_guard--;
-	return 1;
+	return sealed;
 }
 
 static void after_failed_exec(int sealed)

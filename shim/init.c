@@ -175,13 +175,12 @@ out:
 
 __attribute__((destructor)) static void cs_fini(void)
 {
-	if (cs_g.enabled && getpid() == cs_g.pid) {
-		/* The shim's own close, ftruncate... may be targets: they must
-		 * not be measured into the file being sealed. */
-		cs_tls_guard++;
+	/* The shim's own getpid, close, ftruncate... may be targets: they
+	 * must not be measured into the file being sealed. */
+	cs_tls_guard++;
+	if (cs_g.enabled && getpid() == cs_g.pid)
 		cs_output_close();
-		cs_tls_guard--;
-	}
+	cs_tls_guard--;
 }
 
 /* dlopen: patch what the new module (and its dependencies) bring before
