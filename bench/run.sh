@@ -130,6 +130,7 @@ configs=(
 	"none|no tool|plain||$L1"
 	"floor_tsc|floor: rdtsc pair wrapper|preload:libfloor_rdtsc.so||$LT"
 	"cs_tsc|cacheshim \`tsc\`|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc|$LT"
+	"cs_tsc_got|cacheshim \`tsc\`, CACHESHIM_HOOK=got (GOT slot, no entry patch)|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc CACHESHIM_HOOK=got|$LT"
 	"cs_tsc_ns|cacheshim \`tsc\`, CACHESHIM_SERIES=0|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc CACHESHIM_SERIES=0|$LT"
 	"cs_tsc_nsw|cacheshim \`tsc\`, CACHESHIM_SERIES=0 CACHESHIM_WINDOW=0|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc CACHESHIM_SERIES=0 CACHESHIM_WINDOW=0|$LT"
 	"floor_rd1|floor: group read() pair, perf::PAGE-FAULTS|preload:libfloor_read.so|BENCH_FLOOR_EVENTS=1|$LR"
@@ -460,6 +461,7 @@ section "one call site, bench_inc (ns per call)"
 row none - - base info
 row floor_tsc none - floor info
 row cs_tsc none floor_tsc added "<=1.3" "rdtsc floor" none
+row cs_tsc_got none floor_tsc added info "rdtsc floor" none
 row cs_tsc_ns none floor_tsc added info "rdtsc floor" none
 row cs_tsc_nsw none floor_tsc added info "rdtsc floor" none
 row floor_rd1 none - floor info
