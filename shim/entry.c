@@ -60,6 +60,8 @@ struct module_pass {
 	size_t nstarts, capstarts;
 	struct candidate *cand;
 	size_t ncand, capcand;
+	uint64_t never[16]; /* addresses of functions never wrapped */
+	unsigned nnever;
 	uint64_t rlo[MAX_RANGES], rhi[MAX_RANGES];
 	unsigned nranges;
 	struct cs_branch_set branches;
@@ -153,6 +155,20 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		return -ENOMEM;
 	if (is_fragment(f->name))
 		return 0;
+	if (cs_settings_never_wrap(f->name)) {
+		/* Under any of its names (setjmp is also _setjmp...). */
+		if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
+			mp->never[mp->nnever++] = f->addr;
+		pat = match_name(f->name);
+		if (pat >= 0) {
+			cs_g.settings.targets[pat].matched++;
+			if (!cs_g.settings.quiet)
+				cs_log("'%s' returns twice or is not entered by a call: never "
+				       "wrapped",
+				       f->name);
+		}
+		return 0;
+	}
 	pat = match_name(f->name);
 	if (pat < 0 || strchr(cs_g.settings.targets[pat].glob, '+'))
 		return 0;
@@ -240,6 +256,17 @@ static uint64_t next_start(const struct module_pass *mp, uint64_t addr, uint64_t
 	return lo < mp->nstarts && mp->starts[lo] < end ? mp->starts[lo] : end;
 }
 
+static int never_wrapped(const struct module_pass *mp, const struct candidate *c)
+{
+	unsigned i;
+
+	for (i = 0; i < mp->nnever; i++) {
+		if (mp->never[i] == c->addr)
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- stubs and thunks next to the module ---- */
 
 /* Writes the stub of target idx at s: push $idx; jmp *trampoline. */
@@ -314,6 +341,13 @@ static void patch_candidates(struct module_pass *mp)
 
 		if (!end)
 			continue; /* not code (a symbol in a data segment) */
+		if (never_wrapped(mp, c)) {
+			if (!cs_g.settings.quiet)
+				cs_log("'%s' returns twice or is not entered by a call: never "
+				       "wrapped",
+				       c->name);
+			continue;
+		}
 		if (cs_entry_is_patched(c->addr)) {
 			/* An alias (close, __libc_close) of a function patched
 			 * already: its calls are caught under the first name. */

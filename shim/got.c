@@ -233,7 +233,7 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 			continue;
 		name = d->strtab + s->st_name;
 		pat = cs_settings_match(&cs_g.settings, name);
-		if (pat < 0)
+		if (pat < 0 || cs_settings_never_wrap(name))
 			continue;
 		cur = *slot;
 		if (cs_stub_is(cur))

@@ -58,6 +58,9 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 /* Expands the %p, %e and %% of pattern into out.  Returns 0 or -ENAMETOOLONG. */
 int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, char *out,
 			    size_t outlen);
+/* True for functions no wrapper may stand in front of (setjmp, vfork,
+ * clone, the signal return trampoline...): they are never wrapped. */
+int cs_settings_never_wrap(const char *name);
 /* Index of the first pattern that matches name, or -1. */
 int cs_settings_match(const struct cs_settings *s, const char *name);
 

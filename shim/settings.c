@@ -335,3 +335,25 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
 	}
 	return -1;
 }
+
+/* Functions a call-through wrapper must never stand in front of: those that
+ * return twice (the second return would land in a wrapper frame that is
+ * gone), start a thread or process on a fresh or shared stack, or are
+ * entered by the kernel rather than called (the signal return trampoline). */
+static const char *const never_wrapped[] = {
+	"setjmp",  "_setjmp",	 "__setjmp",	 "sigsetjmp",	"__sigsetjmp",
+	"savectx", "getcontext", "__getcontext", "swapcontext", "__swapcontext",
+	"vfork",   "__vfork",	 "clone",	 "__clone",	"__clone_internal",
+	"clone3",  "__clone3",	 "__restore_rt", "__sigreturn", "_dl_runtime_resolve",
+};
+
+int cs_settings_never_wrap(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(never_wrapped) / sizeof(never_wrapped[0]); i++) {
+		if (!strcmp(name, never_wrapped[i]))
+			return 1;
+	}
+	return 0;
+}
