@@ -71,7 +71,6 @@ struct module_pass {
 static pthread_mutex_t entry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct done_module done[MAX_MODULES];
 static unsigned ndone;
-static uint64_t self_base;
 static int patched_total;
 
 /* ---- the module's functions ---- */
@@ -487,14 +486,6 @@ struct module_list {
 	size_t n, cap;
 };
 
-static int skip_module(const struct dl_phdr_info *info)
-{
-	const char *n = info->dlpi_name ? info->dlpi_name : "";
-
-	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
-	       strstr(n, "/ld-linux") != NULL || !info->dlpi_phnum;
-}
-
 static uint64_t first_load(const struct dl_phdr_info *info)
 {
 	int i;
@@ -515,7 +506,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	unsigned i;
 
 	(void)size;
-	if (skip_module(info))
+	if (cs_modules_untouchable(info))
 		return 0;
 	for (i = 0; i < ndone; i++) {
 		if (done[i].base == info->dlpi_addr && done[i].lo == lo)
@@ -542,13 +533,10 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 int cs_entry_patch_all(void)
 {
 	struct module_list l = {0};
-	Dl_info self;
 	size_t i;
 	int before;
 
 	pthread_mutex_lock(&entry_lock);
-	if (!self_base && dladdr((void *)cs_entry_patch_all, &self))
-		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
 	before = patched_total;
 	dl_iterate_phdr(list_module, &l);
 	for (i = 0; i < l.n; i++) {

@@ -30,7 +30,6 @@ struct dyn_info {
 };
 
 static pthread_mutex_t got_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t self_base; /* our own load bias: never patched */
 static int patched_total;
 
 /* Dynamic-section pointers are relocated in memory by ld.so on x86-64,
@@ -256,21 +255,11 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 	}
 }
 
-static int skip_module(const struct dl_phdr_info *info)
-{
-	const char *n = info->dlpi_name ? info->dlpi_name : "";
-
-	/* Ourselves (our own libc calls must not come back to us), the vdso
-	 * and the dynamic loader (its GOT serves the resolver itself). */
-	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
-	       strstr(n, "/ld-linux") != NULL;
-}
-
 static int patch_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct dyn_info d;
 
-	if (skip_module(info) || read_dynamic(info, &d) < 0)
+	if (cs_modules_untouchable(info) || read_dynamic(info, &d) < 0)
 		return 0;
 	patch_relocs(&d, d.jmprel, d.jmprel_size);
 	patch_relocs(&d, d.rela, d.rela_size);
@@ -279,12 +268,9 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *data)
 
 int cs_got_patch_all(void)
 {
-	Dl_info self;
 	int before;
 
 	pthread_mutex_lock(&got_lock);
-	if (!self_base && dladdr((void *)cs_got_patch_all, &self))
-		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
 	before = patched_total;
 	dl_iterate_phdr(patch_module, NULL);
 	before = patched_total - before;

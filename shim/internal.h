@@ -458,6 +458,10 @@ uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base);
 /* Forgets modules that are no longer loaded (after dlclose) and the
  * targets they defined.  Returns the number of modules forgotten. */
 int cs_modules_forget_unloaded(void);
+struct dl_phdr_info;
+/* True for the modules no patch may touch: the shim itself, the vdso and
+ * the dynamic loader. */
+int cs_modules_untouchable(const struct dl_phdr_info *info);
 /* Forgets every module (a forked child records them in its own file). */
 void cs_modules_reset(void);
 

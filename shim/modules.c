@@ -2,6 +2,7 @@
 /* The module map: every loaded module gets a module block (path,
  * build-id, load bias, address range) so that the report can symbolize
  * call sites offline.  Used on slow paths only. */
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -204,4 +205,18 @@ uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base)
 		id = find(addr, base);
 	}
 	return id;
+}
+
+int cs_modules_untouchable(const struct dl_phdr_info *info)
+{
+	static uint64_t self_base; /* our own load bias */
+	const char *n = info->dlpi_name ? info->dlpi_name : "";
+	Dl_info self;
+
+	if (!self_base && dladdr((void *)cs_modules_untouchable, &self))
+		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
+	/* Ourselves (our own libc calls must not come back to us), the vdso
+	 * and the dynamic loader (its code and GOT serve the resolver). */
+	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
+	       strstr(n, "/ld-linux") != NULL || !info->dlpi_phnum;
 }
