@@ -11,7 +11,10 @@
  * bytes, a sync, the first byte, a sync; meanwhile a SIGTRAP handler sends
  * a thread that hits one of those int3s where the finished patch would
  * send it.  A thread that blocks SIGTRAP would be killed by such an int3:
- * then nothing is written ("deferred"). */
+ * then nothing is written ("deferred").  The handler stays installed after
+ * a live write: a thread preempted between its int3 and the signal's
+ * delivery must still find it (it passes any other SIGTRAP on to the
+ * program's own disposition). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,10 +34,15 @@
 
 static int mem_fd = -2; /* /proc/self/mem; -1: unusable */
 
-/* The patches being written while other threads run. */
-static struct cs_code_patch *live;
-static volatile size_t nlive;
-static struct sigaction old_trap;
+#define MAX_LIVE 4096 /* patch points ever written live */
+
+/* Patch points written while other threads ran, and where a thread that
+ * hit one of their int3s goes.  Append-only: the handler reads it. */
+static struct {
+	uint64_t at, redirect;
+} live[MAX_LIVE];
+static size_t nlive;
+static struct sigaction old_trap; /* the program's SIGTRAP disposition */
 
 /* Makes the pages of [addr, addr + n) prot. */
 static int protect(uint64_t addr, size_t n, int prot)
@@ -156,17 +164,23 @@ static int someone_blocks_trap(void)
 
 static int write_live(struct cs_code_patch *p, size_t n)
 {
-	struct sigaction sa;
-	size_t i;
+	struct sigaction sa, prev;
+	size_t i, base = nlive;
 	int ok = 0;
 
-	live = p;
-	__atomic_store_n(&nlive, n, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		live[base + i].at = p[i].at;
+		live[base + i].redirect = p[i].redirect;
+	}
+	__atomic_store_n(&nlive, base + n, __ATOMIC_RELEASE);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	sigaction(SIGTRAP, &sa, &old_trap);
+	sigaction(SIGTRAP, &sa, &prev);
+	/* The program may have set a disposition of its own since. */
+	if (!(prev.sa_flags & SA_SIGINFO) || prev.sa_sigaction != on_trap)
+		old_trap = prev;
 	for (i = 0; i < n; i++)
 		p[i].written = write_code(p[i].at, "\xcc", 1) == 0;
 	sync_cores();
@@ -183,11 +197,6 @@ static int write_live(struct cs_code_patch *p, size_t n)
 			ok++;
 	}
 	sync_cores();
-	/* Every thread has passed a serializing point since the last int3 was
-	 * replaced: none can still be about to trap on one of them. */
-	sigaction(SIGTRAP, &old_trap, NULL);
-	__atomic_store_n(&nlive, 0, __ATOMIC_RELEASE);
-	live = NULL;
 	return ok;
 }
 
@@ -212,6 +221,10 @@ int cs_code_write(struct cs_code_patch *p, size_t n, const char **why)
 	}
 	if (sync_cores() < 0) {
 		*why = "deferred: threads are running and membarrier(SYNC_CORE) is missing";
+		return -1;
+	}
+	if (n > MAX_LIVE - nlive) {
+		*why = "deferred: too many entries patched while threads run";
 		return -1;
 	}
 	return write_live(p, n);

@@ -17,6 +17,13 @@
 #include "tests/robust/robust.h"
 
 static volatile int stop, started;
+static volatile sig_atomic_t traps;
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	traps++;
+}
 
 static void *spin(void *arg)
 {
@@ -47,6 +54,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = atol(argv[1]);
+	/* The program's own SIGTRAP handler must keep working after the shim
+	 * patched entries live (it installs a handler of its own then). */
+	signal(SIGTRAP, on_trap);
 	if (pthread_create(&th, NULL, spin, argc > 3 && !strcmp(argv[3], "block") ? "" : NULL))
 		return 1;
 	while (!started)
@@ -60,6 +70,8 @@ int main(int argc, char **argv)
 	if (!run)
 		return 1;
 	printf("plug_run(%ld) = %ld\n", n, run(n));
+	raise(SIGTRAP);
+	printf("own SIGTRAP handler ran %d time(s)\n", (int)traps);
 	stop = 1;
 	pthread_join(th, NULL);
 	return 0;

@@ -3,7 +3,9 @@
 # Entry patching of a module loaded while another thread runs (issue 8,
 # point 4).  prog_live keeps a second thread calling rt_leaf while it
 # dlopens a plugin, so the plugin's entries are written int3-first with
-# membarrier(SYNC_CORE) in between.  Checked: identical output, the
+# membarrier(SYNC_CORE) in between.  Checked: identical output (including
+# the program's own SIGTRAP handler still running for its raise(SIGTRAP)
+# after the shim's handler was installed), the
 # plugin's plug_leaf counted exactly through its patched entry alone
 # (CACHESHIM_HOOK=entry); and when the second thread blocks SIGTRAP, the
 # patches are deferred (one line says so) and GOT slots catch the calls
