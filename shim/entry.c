@@ -66,6 +66,7 @@ struct module_pass {
 	unsigned nranges;
 	struct cs_branch_set branches;
 	int have_branches;
+	int deferred; /* some patches could not be written safely yet */
 };
 
 static pthread_mutex_t entry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -358,6 +359,10 @@ static void patch_candidates(struct module_pass *mp)
 		if (idx < 0)
 			continue;
 		cs_g.settings.targets[c->pattern].matched++;
+		/* A pass after a deferral tries only the deferred ones again. */
+		if (cs_g.targets[idx].entry_done)
+			continue;
+		cs_g.targets[idx].entry_done = 1;
 		limit = next_start(mp, c->addr, end);
 		/* No size (an address target, an assembly function without
 		 * .size): its FDE says where it ends. */
@@ -419,8 +424,8 @@ static void patch_candidates(struct module_pass *mp)
 		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
 			    strerror(errno));
 		failed = "the entry stubs cannot be made executable";
-	} else if (npend) {
-		cs_code_write(pend, npend, &failed);
+	} else if (npend && cs_code_write(pend, npend, &failed) < 0) {
+		mp->deferred = 1;
 	}
 	for (i = 0; i < npend; i++) {
 		struct cs_target *t = &cs_g.targets[pend[i].cookie];
@@ -428,12 +433,14 @@ static void patch_candidates(struct module_pass *mp)
 		if (!pend[i].written) {
 			/* Not written: calls go to the function itself. */
 			t->call = t->addr;
+			t->entry_done = !mp->deferred;
 			refuse(mp, pend[i].cookie,
 			       failed ? failed : "the patch could not be written",
 			       pend[i].at - t->addr);
 			continue;
 		}
 		t->block->how |= CS_HOOK_ENTRY;
+		t->block->how &= ~CS_HOOK_REFUSED; /* deferred before, done now */
 		patched_total++;
 	}
 	free(pend);
@@ -548,7 +555,9 @@ int cs_entry_patch_all(void)
 		mp.base = l.m[i].base;
 		l.m[i].info.dlpi_name = l.m[i].path;
 		patch_module(&mp, &l.m[i].info);
-		if (ndone < MAX_MODULES) {
+		/* A module with deferred patches is tried again at the next
+		 * pass (the next dlopen), when no thread may block SIGTRAP. */
+		if (!mp.deferred && ndone < MAX_MODULES) {
 			done[ndone].base = l.m[i].base;
 			done[ndone].lo = l.m[i].lo;
 			ndone++;

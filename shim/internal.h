@@ -236,6 +236,7 @@ struct cs_target {
 	uint32_t id; /* file id (index + 1) */
 	uint32_t argn;
 	int unloaded; /* its module was unloaded: never matched again */
+	int entry_done; /* entry patched or refused: not tried again */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
 	char name[CS_TARGET_NAME_MAX];

@@ -3,9 +3,11 @@
  * rt_leaf (patched at start) while the main thread dlopens a plugin, so
  * the shim must patch the plugin's entries with the int3-first sequence.
  *
- * Usage: prog_live N PLUGIN [block]  -- with "block", the second thread
- * blocks SIGTRAP first (an int3 there would kill the process, so the shim
- * must defer those patches).  Prints plug_run(N) and how many calls the
+ * Usage: prog_live N PLUGIN [block [PLUGIN2]]  -- with "block", the second
+ * thread blocks SIGTRAP first (an int3 there would kill the process, so the
+ * shim must defer those patches); with PLUGIN2, once that thread has ended
+ * the program dlopens PLUGIN2 (the shim's next chance to write the deferred
+ * patches) and calls PLUGIN's plug_run(N) once more.  Prints plug_run(N) and how many calls the
  * second thread made is not printed (it varies); exits 0. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -74,5 +76,12 @@ int main(int argc, char **argv)
 	printf("own SIGTRAP handler ran %d time(s)\n", (int)traps);
 	stop = 1;
 	pthread_join(th, NULL);
+	if (argc > 4) {
+		if (!dlopen(argv[4], RTLD_NOW | RTLD_LOCAL)) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			return 1;
+		}
+		printf("again: plug_run(%ld) = %ld\n", n, run(n));
+	}
 	return 0;
 }

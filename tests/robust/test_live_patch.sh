@@ -31,7 +31,7 @@ live_run()
 		"$R/prog_live" $N "$T/plug.so" "$@" >"$T/$name.out" 2>"$T/$name.err" ||
 		status=$?
 	expect_status $name 0
-	same_output plain $name
+	same_output "${PLAIN:-plain}" $name
 	report_csv $name
 }
 
@@ -55,6 +55,17 @@ grep -q "entry of 'plug_leaf' in .*plug.so not patched: deferred: a thread block
 got=$(plug_calls block_entry)
 [ "${got:-0}" = 0 ] || fail "SIGTRAP blocked, entry only: plug_leaf has $got calls, want none"
 echo "SIGTRAP blocked, entry only: deferred, not caught"
+
+# The deferred patches are written at the next dlopen, once the thread that
+# blocked SIGTRAP has ended: the second plug_run(N) is counted, the first
+# was not.
+cp "$R/.libs/libcsplug.so" "$T/plug2.so"
+plain_run plain_again "$R/prog_live" $N "$T/plug.so" block "$T/plug2.so"
+expect_status plain_again 0
+PLAIN=plain_again live_run again entry block "$T/plug2.so"
+got=$(csv_sum again "function=plug_leaf,module=plug.so,event=tsc" calls)
+[ "$got" = $N ] || { show "$T/again.csv"; fail "deferred then retried: plug_leaf@plug.so has $got calls, want $N (the second run only)"; }
+echo "deferred patches written at the next dlopen: the second $N calls counted"
 
 live_run block_both both block
 got=$(plug_calls block_both)
