@@ -32,7 +32,10 @@
 
 #define REACH (1ull << 31) /* rel32 */
 
-static int mem_fd = -2; /* /proc/self/mem; -1: unusable */
+/* /proc/self/mem, open during one cs_code_write only: a descriptor kept
+ * would follow the parent after a fork, and could be closed and reused
+ * for a file of the program's. */
+static int mem_fd = -1;
 
 #define MAX_LIVE 4096 /* patch points ever written live */
 
@@ -56,8 +59,6 @@ static int protect(uint64_t addr, size_t n, int prot)
 /* Writes n bytes of code at addr.  Returns 0 or -errno. */
 static int write_code(uint64_t addr, const void *bytes, size_t n)
 {
-	if (mem_fd == -2)
-		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (mem_fd >= 0 && pwrite(mem_fd, bytes, n, (off_t)addr) == (ssize_t)n)
 		return 0;
 	if (protect(addr, n, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
@@ -200,20 +201,24 @@ static int write_live(struct cs_code_patch *p, size_t n)
 	return ok;
 }
 
-int cs_code_write(struct cs_code_patch *p, size_t n, const char **why)
+static int write_all(struct cs_code_patch *p, size_t n, int fresh, const char **why)
 {
 	size_t i;
 	int ok = 0;
 
-	*why = NULL;
-	for (i = 0; i < n; i++)
-		p[i].written = 0;
 	if (thread_count() == 1) {
 		for (i = 0; i < n; i++) {
 			p[i].written = write_code(p[i].at, p[i].bytes, p[i].n) == 0;
 			ok += p[i].written;
 		}
 		return ok;
+	}
+	/* A thread could be stopped between two instructions of a window of
+	 * a module that runs already: only brand-new modules are patched
+	 * while other threads run. */
+	if (!fresh) {
+		*why = "deferred: other threads may be running this module's code";
+		return -1;
 	}
 	if (someone_blocks_trap()) {
 		*why = "deferred: a thread blocks SIGTRAP";
@@ -228,6 +233,22 @@ int cs_code_write(struct cs_code_patch *p, size_t n, const char **why)
 		return -1;
 	}
 	return write_live(p, n);
+}
+
+int cs_code_write(struct cs_code_patch *p, size_t n, int fresh, const char **why)
+{
+	size_t i;
+	int ret;
+
+	*why = NULL;
+	for (i = 0; i < n; i++)
+		p[i].written = 0;
+	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ret = write_all(p, n, fresh, why);
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = -1;
+	return ret;
 }
 
 /* Bytes from the lowest to the highest address of [lo, hi) and the

@@ -39,6 +39,7 @@ void cs_trampoline(void);
 /* A module handled already: (load bias, first mapped address). */
 struct done_module {
 	uint64_t base, lo;
+	int retry; /* some of its patches were deferred */
 };
 
 /* A matched function of the module being patched. */
@@ -67,6 +68,7 @@ struct module_pass {
 	struct cs_branch_set branches;
 	int have_branches;
 	int deferred; /* some patches could not be written safely yet */
+	int fresh; /* loaded since the last pass: no thread runs its code yet */
 };
 
 static pthread_mutex_t entry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -312,6 +314,7 @@ static void patch_candidates(struct module_pass *mp)
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	const char *failed = NULL;
+	unsigned k, written = 0;
 
 	for (i = 0; i < mp->nranges; i++) {
 		lo = mp->rlo[i] < lo ? mp->rlo[i] : lo;
@@ -348,9 +351,10 @@ static void patch_candidates(struct module_pass *mp)
 				       c->name);
 			continue;
 		}
-		if (cs_entry_is_patched(c->addr)) {
+		if (cs_entry_is_patched(c->addr) || (i && mp->cand[i - 1].addr == c->addr)) {
 			/* An alias (close, __libc_close) of a function patched
-			 * already: its calls are caught under the first name. */
+			 * already, or tried under its first name just before
+			 * (candidates are sorted by address): one patch. */
 			cs_g.settings.targets[c->pattern].matched++;
 			continue;
 		}
@@ -417,15 +421,20 @@ static void patch_candidates(struct module_pass *mp)
 		 * int3, so a wrong jump there stops at once. */
 		for (k = 5; k < plan.window; k++)
 			pend[npend].bytes[k] = 0xcc;
-		cs_g.targets[idx].call = (uint64_t)(uintptr_t)thunk;
+		pend[npend].thunk = (uint64_t)(uintptr_t)thunk;
 		npend++;
 	}
 	if (mprotect(region, size, PROT_READ | PROT_EXEC) < 0) {
 		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
 			    strerror(errno));
 		failed = "the entry stubs cannot be made executable";
-	} else if (npend && cs_code_write(pend, npend, &failed) < 0) {
-		mp->deferred = 1;
+	} else if (npend) {
+		/* Calls through GOT stubs may take the thunks from now on: they
+		 * are executable and do what the function's first bytes do. */
+		for (i = 0; i < npend; i++)
+			cs_g.targets[pend[i].cookie].call = pend[i].thunk;
+		if (cs_code_write(pend, npend, mp->fresh, &failed) < 0)
+			mp->deferred = 1;
 	}
 	for (i = 0; i < npend; i++) {
 		struct cs_target *t = &cs_g.targets[pend[i].cookie];
@@ -434,16 +443,28 @@ static void patch_candidates(struct module_pass *mp)
 			/* Not written: calls go to the function itself. */
 			t->call = t->addr;
 			t->entry_done = !mp->deferred;
-			refuse(mp, pend[i].cookie,
-			       failed ? failed : "the patch could not be written",
-			       pend[i].at - t->addr);
+			/* A deferral is recorded once, not at every retry. */
+			if (!(mp->deferred && t->entry_deferred))
+				refuse(mp, pend[i].cookie,
+				       failed ? failed : "the patch could not be written",
+				       pend[i].at - t->addr);
+			t->entry_deferred |= mp->deferred;
 			continue;
 		}
 		t->block->how |= CS_HOOK_ENTRY;
 		t->block->how &= ~CS_HOOK_REFUSED; /* deferred before, done now */
 		patched_total++;
+		written++;
+		/* Another name's GOT stub (hooked while this was deferred)
+		 * must not run the patched entry: that would count twice. */
+		for (k = 0; k < cs_g.ntargets; k++) {
+			if (cs_g.targets[k].addr == t->addr && &cs_g.targets[k] != t)
+				cs_g.targets[k].call = pend[i].thunk;
+		}
 	}
 	free(pend);
+	if (!written)
+		munmap(region, size); /* nothing runs there */
 }
 
 static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info)
@@ -487,6 +508,7 @@ out:
 struct module_list {
 	struct {
 		uint64_t base, lo;
+		int done; /* its entry in done[], -1: new */
 		struct dl_phdr_info info;
 		char path[4096];
 	} * m;
@@ -517,8 +539,10 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	for (i = 0; i < ndone; i++) {
 		if (done[i].base == info->dlpi_addr && done[i].lo == lo)
-			return 0;
+			break;
 	}
+	if (i < ndone && !done[i].retry)
+		return 0;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
 		void *p = realloc(l->m, cap * sizeof(*l->m));
@@ -531,6 +555,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	l->m[l->n].base = info->dlpi_addr;
 	l->m[l->n].lo = lo;
 	l->m[l->n].info = *info;
+	l->m[l->n].done = i < ndone ? (int)i : -1;
 	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
 		 info->dlpi_name ? info->dlpi_name : "");
 	l->n++;
@@ -553,13 +578,18 @@ int cs_entry_patch_all(void)
 		mp.path = l.m[i].path;
 		mp.shown = *mp.path ? mp.path : "the program";
 		mp.base = l.m[i].base;
+		mp.fresh = l.m[i].done < 0;
 		l.m[i].info.dlpi_name = l.m[i].path;
 		patch_module(&mp, &l.m[i].info);
 		/* A module with deferred patches is tried again at the next
-		 * pass (the next dlopen), when no thread may block SIGTRAP. */
-		if (!mp.deferred && ndone < MAX_MODULES) {
+		 * pass (the next dlopen); being old by then, only while the
+		 * process has one thread. */
+		if (l.m[i].done >= 0) {
+			done[l.m[i].done].retry = mp.deferred;
+		} else if (ndone < MAX_MODULES) {
 			done[ndone].base = l.m[i].base;
 			done[ndone].lo = l.m[i].lo;
+			done[ndone].retry = mp.deferred;
 			ndone++;
 		}
 	}

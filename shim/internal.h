@@ -237,6 +237,7 @@ struct cs_target {
 	uint32_t argn;
 	int unloaded; /* its module was unloaded: never matched again */
 	int entry_done; /* entry patched or refused: not tried again */
+	int entry_deferred; /* its deferral was recorded already */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
 	char name[CS_TARGET_NAME_MAX];
@@ -419,13 +420,16 @@ struct cs_code_patch {
 	uint8_t bytes[32]; /* bytes[0] is written last when threads run */
 	unsigned n;
 	uint64_t redirect; /* where a thread hitting its int3 is sent */
+	uint64_t thunk; /* the caller's */
 	int cookie; /* the caller's */
 	int written; /* set by cs_code_write */
 };
-/* Writes n patches (int3 first when other threads run).  Returns how many
- * were written, or -1 with *why set when none could be written safely
- * (a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
-int cs_code_write(struct cs_code_patch *p, size_t n, const char **why);
+/* Writes n patches into a module; fresh: no thread can be running its
+ * code yet (loaded since the last pass).  With other threads, int3 first,
+ * and only into a fresh module.  Returns how many were written, or -1
+ * with *why set when none could be written safely (an old module while
+ * threads run; a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
+int cs_code_write(struct cs_code_patch *p, size_t n, int fresh, const char **why);
 /* Maps size bytes (read-write) within rel32 reach of all of [lo, hi).
  * Returns NULL when no such space is free. */
 void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
