@@ -401,6 +401,18 @@ static void test_emit_jcc(void)
 	check_emit(__LINE__, &p, thunk, want, n);
 }
 
+/* The emulated call's push of its return address ret (below 2 GB here):
+ * push $ret (low half, sign-extended); movl $hi,4(%rsp). */
+static size_t put_push_ret(uint8_t *b, size_t n, uint64_t ret)
+{
+	n = put8(b, n, 0x68);
+	n = put32(b, n, ret);
+	n = put8(b, n, 0xc7);
+	n = put8(b, n, 0x44);
+	n = put8(b, n, 0x24);
+	n = put8(b, n, 0x04);
+	return put32(b, n, ret >> 32);
+}
 static void test_emit_call(void)
 {
 	uint64_t thunk = FAKE + 0x2000;
@@ -412,13 +424,7 @@ static void test_emit_call(void)
 	 * jmp callee; jmp back */
 	CU_ASSERT_EQUAL_FATAL(plan_fake(f_call, sizeof(f_call), FAKE, &p), 0);
 	n = put8(want, n, 0x53);
-	n = put8(want, n, 0x68);
-	n = put32(want, n, FAKE + 6);
-	n = put8(want, n, 0xc7);
-	n = put8(want, n, 0x44);
-	n = put8(want, n, 0x24);
-	n = put8(want, n, 0x04);
-	n = put32(want, n, 0);
+	n = put_push_ret(want, n, FAKE + 6);
 	n = put_jmp(want, n, thunk, FAKE + 8);
 	n = put_jmp(want, n, thunk, FAKE + 6);
 	check_emit(__LINE__, &p, thunk, want, n);
@@ -430,13 +436,7 @@ static void test_emit_call(void)
 	n = put8(want, n, 0x55);
 	n = put8(want, n, 0x41);
 	n = put8(want, n, 0x54);
-	n = put8(want, n, 0x68);
-	n = put32(want, n, FAKE + 6);
-	n = put8(want, n, 0xc7);
-	n = put8(want, n, 0x44);
-	n = put8(want, n, 0x24);
-	n = put8(want, n, 0x04);
-	n = put32(want, n, 0);
+	n = put_push_ret(want, n, FAKE + 6);
 	n = put8(want, n, 0xff);
 	n = put8(want, n, 0xe0);
 	n = put_jmp(want, n, thunk, FAKE + 6);
@@ -449,13 +449,7 @@ static void test_emit_call(void)
 	n = put8(want, n, 0x55);
 	n = put8(want, n, 0x41);
 	n = put8(want, n, 0x54);
-	n = put8(want, n, 0x68);
-	n = put32(want, n, FAKE + 8);
-	n = put8(want, n, 0xc7);
-	n = put8(want, n, 0x44);
-	n = put8(want, n, 0x24);
-	n = put8(want, n, 0x04);
-	n = put32(want, n, 0);
+	n = put_push_ret(want, n, FAKE + 8);
 	n = put8(want, n, 0xff);
 	n = put8(want, n, 0x64);
 	n = put8(want, n, 0x24);
