@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@
  *   targets1     bench_f0 from 1,000 call sites
  *   targets1000  bench_f0 .. bench_f999, one call site each
  *   pmu          prints 1 if a hardware cycles counter opens here, else 0
+ *   bracket      prints the median TSC ticks a hand-written fenced rdtsc
+ *                pair reads around a call of an empty function (CALLS
+ *                readings): what the tightest possible bracket reads, to
+ *                compare with cacheshim's calibration median
  */
 
 enum mode { LOOP, SITES, TARGETS1, TARGETS1000 };
@@ -111,6 +116,56 @@ static long work(long n, long x)
 }
 
 static volatile long sink;
+
+static inline uint64_t tsc_begin(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc_end(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* noinline + an empty asm: a real call of a function with no body, as
+ * around cacheshim's calibration target. */
+static __attribute__((noinline)) void empty(void)
+{
+	__asm__ volatile("");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median ticks of n fenced readings around empty(), or -1. */
+static double bracket_median(long n)
+{
+	uint64_t *d = calloc((size_t)n, sizeof(*d)), t;
+	double med;
+	long i;
+
+	if (!d)
+		return -1;
+	for (i = 0; i < n; i++) {
+		t = tsc_begin();
+		empty();
+		d[i] = tsc_end() - t;
+	}
+	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
+	med = (double)d[n / 2];
+	free(d);
+	return med;
+}
 
 static double now_ns(void)
 {
@@ -265,7 +320,7 @@ int main(int argc, char **argv)
 			out = optarg;
 			break;
 		default:
-			fputs("usage: bench [-m loop|sites|targets1|targets1000|pmu] [-n CALLS] "
+			fputs("usage: bench [-m loop|sites|targets1|targets1000|pmu|bracket] [-n CALLS] "
 			      "[-k CHUNKS] [-w WARMUP] [-t THREADS] [-o FILE]\n",
 			      stderr);
 			return 2;
@@ -276,6 +331,10 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "pmu")) {
 		printf("%d\n", have_pmu());
 		return 0;
+	} else if (!strcmp(m, "bracket")) {
+		ns = bracket_median(opt.calls);
+		total = used = 1;
+		goto write;
 	} else if (!strcmp(m, "loop")) {
 		opt.mode = LOOP;
 	} else if (!strcmp(m, "sites")) {
@@ -289,6 +348,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ns = run(&used, &total);
+write:
 	if (ns < 0) {
 		fputs("bench: could not run\n", stderr);
 		return 1;

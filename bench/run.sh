@@ -159,6 +159,8 @@ configs=(
 	"floor_rd1_th2|floor read() pair, 2 threads|preload:libfloor_read.so|BENCH_FLOOR_EVENTS=1|-t 2 $LR"
 	"cs_pf_th1|cacheshim \`perf::PAGE-FAULTS\`, 1 thread|cs|CACHESHIM_EVENTS=perf::PAGE-FAULTS CACHESHIM_TARGETS=bench_inc|-t 1 $LR"
 	"cs_pf_th2|cacheshim \`perf::PAGE-FAULTS\`, 2 threads|cs|CACHESHIM_EVENTS=perf::PAGE-FAULTS CACHESHIM_TARGETS=bench_inc|-t 2 $LR"
+	"acc_bare|hand-written fenced rdtsc pair around an empty function|plain||-m bracket -n 100000"
+	"acc_cs|cacheshim \`tsc\`: calibration median (empty function, 1,000 calls)|cs_calib||-n 1000 -w 0 -k 1"
 	"ruby|ruby hash_lookup.rb --size $ruby_size|ruby||"
 	"ruby_cs|cacheshim run -e tsc -t rb_hash_aref,rb_st_lookup -- ruby ...|ruby_cs||"
 	"ruby_preload|same, LD_PRELOAD without the launcher|ruby_preload||"
@@ -198,6 +200,12 @@ run_one() {
 	cs)
 		"${pre[@]}" "${e[@]}" CACHESHIM_QUIET=1 CACHESHIM_OUTPUT="$tmp/run/cs.%p" \
 			LD_PRELOAD="$shim" "$@" ;;
+	cs_calib)
+		# The report's "overhead:" line is the calibration median.
+		"${pre[@]}" "${e[@]}" CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc \
+			CACHESHIM_OUTPUT="$tmp/run/calib.cs" LD_PRELOAD="$shim" "$@" &&
+			"$cscmd" report "$tmp/run/calib.cs" |
+			sed -n 's/^overhead: *tsc \([0-9.]*\).*/\1/p' >"$res" ;;
 	preload:*)
 		"${pre[@]}" "${e[@]}" LD_PRELOAD="$out/${runner[$id]#preload:}" "$@" ;;
 	papi)
@@ -422,7 +430,7 @@ rows=$tmp/rows
 row() {
 	local id=$1 base=$2 ref=$3 kind=$4 target=$5 m unit ad="" ratio="" res=""
 	have "$id" || return 0
-	case $id in ruby*) unit=ms ;; *) unit=ns ;; esac
+	case $id in ruby*) unit=ms ;; acc_*) unit=ticks ;; *) unit=ns ;; esac
 	m=$(calc '%.1f' "${med[$id]}")
 	if [ "$base" != - ] && have "$base"; then
 		ad=$(calc '%.1f' "${med[$id]} - ${med[$base]}")
@@ -493,6 +501,9 @@ row floor_rd1_th1 - - base info
 row floor_rd1_th2 - floor_rd1_th1 thr info "1 thread"
 row cs_pf_th1 - - base info
 row cs_pf_th2 - cs_pf_th1 thr ">=1.8" "1 thread"
+section "accuracy: TSC ticks read around an empty function (median; ratio to the hand-written pair)"
+row acc_bare - - base info
+row acc_cs - acc_bare wall info "hand-written pair"
 section "ruby demo, hash_lookup.rb --size $ruby_size (wall time per run)"
 row ruby - - base info
 row ruby_cs - ruby wall "<=1.5" "plain ruby"

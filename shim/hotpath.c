@@ -37,24 +37,6 @@
 __thread struct cs_thread *cs_tls_thread;
 __thread unsigned cs_tls_guard; /* nonzero while shim code runs */
 
-static inline uint64_t rdtsc_begin(void)
-{
-	uint32_t lo, hi;
-
-	/* The target must not start before the timestamp is taken. */
-	__asm__ volatile("rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t rdtsc_end(void)
-{
-	uint32_t lo, hi;
-
-	/* Wait for the target's instructions to finish first. */
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* read(2) without libc, so that errno and targets like `read` stay out. */
 static inline long sys_read(int fd, void *buf, unsigned long n)
 {
@@ -271,9 +253,10 @@ HOT void begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *si
 		avail = t->stack_hi - args;
 	f->copy_qwords = avail / 8;
 	nest_push(t, f, n);
+	/* The trampoline takes the timestamp after this, right before the
+	 * call (and the one at the exit right after it). */
 	if (t->group_fd >= 0)
 		group_read(t, &f->start);
-	f->tsc_start = rdtsc_begin();
 }
 
 void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site)
@@ -550,7 +533,6 @@ uint64_t cs_hot_exit(struct cs_frame *f)
 	 * the parent's. */
 	if (__builtin_expect(f->generation != cs_g.generation, 0))
 		return 0;
-	f->tsc_end = rdtsc_end();
 	if (__builtin_expect(t->group_fd < 0 && cs_g.nevents == 1 && cs_g.tsc_index == 0, 1))
 		return exit_tsc(t, f);
 	return exit_any(t, f);

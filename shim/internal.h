@@ -108,11 +108,11 @@ struct cs_frame {
 	uint64_t ret_addr; /* 0x78: the caller's return address */
 	uint64_t stack_args; /* 0x80: address of the caller's stack arguments */
 	struct cs_site_block *site; /* 0x88 */
-	uint64_t tsc_start; /* 0x90 */
+	uint64_t tsc_start; /* 0x90: written by the trampoline */
 	uint64_t rcx_out, rsi_out, rdi_out, r8_out, r9_out, r10_out, r11_out;
 	struct cs_group_read start; /* counters at entry */
 	struct cs_group_read end; /* counters at exit */
-	uint64_t tsc_end;
+	uint64_t tsc_end; /* 0x200: written by the trampoline */
 	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
@@ -130,6 +130,8 @@ _Static_assert(offsetof(struct cs_frame, target_idx) == 0x70, "frame");
 _Static_assert(offsetof(struct cs_frame, ret_addr) == 0x78, "frame");
 _Static_assert(offsetof(struct cs_frame, stack_args) == 0x80, "frame");
 _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
+_Static_assert(offsetof(struct cs_frame, tsc_start) == 0x90, "frame");
+_Static_assert(offsetof(struct cs_frame, tsc_end) == 0x200, "frame");
 _Static_assert(offsetof(struct cs_frame, generation) == CS_FRAME_SIZE - 8, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */

@@ -52,6 +52,8 @@
 #define F_R9_OUT F(0xb8)
 #define F_R10_OUT F(0xc0)
 #define F_R11_OUT F(0xc8)
+#define F_TSC_START F(0x90)
+#define F_TSC_END F(0x200)
 
 /* Calls the C function \func(frame) with the whole extended state (vector,
  * x87, mask registers) saved around it, below the current rsp: slow-path
@@ -157,19 +159,34 @@ cs_trampoline:
 8:
 	movq F_RDI, %rdi
 	movq F_RSI, %rsi
-	movq F_RDX, %rdx
 	movq F_RCX, %rcx
 	movq F_R8, %r8
 	movq F_R9, %r9
-	movq F_RAX, %rax
 	movq F_R10, %r10
 	movq F_R11, %r11
+	/* The timestamps are taken here, right around the call, so that the
+	 * bracket holds little more than the call, the target and its
+	 * return, and the work above (lookup, copy) is not in it.  rdtsc
+	 * then lfence: the target does not start before the reading.  rdtsc
+	 * writes rax and rdx, so those two are restored after it. */
+	rdtsc
+	lfence
+	shlq $32, %rdx
+	orq %rdx, %rax
+	movq %rax, F_TSC_START
+	movq F_RDX, %rdx
+	movq F_RAX, %rax
 	call *F_TARGET
 	.globl cs_trampoline_return
 	.hidden cs_trampoline_return
 cs_trampoline_return:			/* a target's return address */
 	movq %rax, F_RAX_OUT
 	movq %rdx, F_RDX_OUT
+	lfence				/* the target's instructions are done */
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	movq %rax, F_TSC_END
 	movq %rcx, F_RCX_OUT
 	movq %rsi, F_RSI_OUT
 	movq %rdi, F_RDI_OUT
