@@ -18,7 +18,7 @@
 #include "shim/internal.h"
 
 #define CACHE_MAGIC "CSBRANCH"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u /* 2: word-wise checksum */
 #define BUILD_ID_MAX 64u
 
 /* On-disk header, followed by count uint64_t offsets (sorted, unique). */
@@ -191,18 +191,21 @@ static int scan(const uint64_t *lo, const uint64_t *hi, unsigned nranges, const 
 	return 0;
 }
 
-static uint64_t fnv(const uint64_t *v, size_t n)
+static uint64_t checksum(const uint64_t *v, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	/* A 64-bit FNV-1a step per word in four independent lanes: a
+	 * byte-wise chain of multiplies was ~1.5 ms for libruby's list. */
+	uint64_t h[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
+			 0xc2b2ae3d27d4eb4full};
 	size_t i;
-	unsigned b;
 
 	for (i = 0; i < n; i++)
-		for (b = 0; b < 64; b += 8) {
-			h ^= (v[i] >> b) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-	return h;
+		h[i & 3] = (h[i & 3] ^ v[i]) * 0x100000001b3ull;
+	/* Each step is one-to-one in the word or lane it takes in, so a
+	 * change in any one word changes the result. */
+	for (i = 1; i < 4; i++)
+		h[0] = (h[0] * 0x100000001b3ull) ^ h[i];
+	return h[0] ^ n;
 }
 
 /* Cache directory into dir (created 0700 when missing when create is
@@ -307,7 +310,7 @@ static int disk_read(const uint8_t *id, unsigned id_len, uint64_t base, const ui
 	    (uint64_t)st.st_size != sizeof(h) + h.count * sizeof(uint64_t))
 		goto fail;
 	v = malloc(h.count ? h.count * sizeof(*v) : 1);
-	if (!v || read_all(fd, v, h.count * sizeof(*v)) || fnv(v, h.count) != h.sum)
+	if (!v || read_all(fd, v, h.count * sizeof(*v)) || checksum(v, h.count) != h.sum)
 		goto fail;
 	for (i = 0; i < h.count; i++)
 		if ((i && v[i] <= v[i - 1]) || !in_ranges(lo, hi, nranges, base + v[i]))
@@ -344,7 +347,7 @@ static void disk_write(const uint8_t *id, unsigned id_len, const uint64_t *off, 
 	h.build_id_len = id_len;
 	memcpy(h.build_id, id, id_len);
 	h.count = n;
-	h.sum = fnv(off, n);
+	h.sum = checksum(off, n);
 	if (write_all(fd, &h, sizeof(h)) || write_all(fd, off, n * sizeof(*off))) {
 		close(fd);
 		unlink(tmp);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -329,6 +330,64 @@ static int func_cmp(const void *pa, const void *pb)
 	return c ? c : a->source - b->source;
 }
 
+/* Sorts f[0..n) as func_cmp does.  qsort took a quarter of a start-up in
+ * ruby (libruby's symbols: ~15 M instructions, every comparison an
+ * indirect call); this is a stable radix sort of the addresses, 11 bits a
+ * pass over the module's address span, then an insertion sort of each run
+ * of equal addresses (aliases: a few names at most).  Falls back to qsort
+ * when the buffer cannot be had. */
+void cs_elf_sort_funcs(struct cs_elf_func *f, size_t n)
+{
+	enum { BITS = 11, RADIX = 1 << BITS };
+	struct cs_elf_func *tmp, *src = f, *dst, *swap;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i, j, *count;
+	unsigned shift;
+
+	for (i = 0; i < n; i++) {
+		lo = f[i].addr < lo ? f[i].addr : lo;
+		hi = f[i].addr > hi ? f[i].addr : hi;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc(RADIX * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		qsort(f, n, sizeof(*f), func_cmp);
+		return;
+	}
+	dst = tmp;
+	for (shift = 0; shift < 64 && (hi - lo) >> shift; shift += BITS) {
+		size_t sum = 0;
+
+		memset(count, 0, RADIX * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[((src[i].addr - lo) >> shift) & (RADIX - 1)]++;
+		for (i = 0; i < RADIX; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[((src[i].addr - lo) >> shift) & (RADIX - 1)]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != f)
+		memcpy(f, src, n * sizeof(*f));
+	free(tmp);
+	free(count);
+	for (i = 1; i < n; i++) {
+		struct cs_elf_func x = f[i];
+
+		for (j = i; j > 0 && f[j - 1].addr == x.addr && func_cmp(&f[j - 1], &x) > 0; j--)
+			f[j] = f[j - 1];
+		f[j] = x;
+	}
+}
+
 /* Sorts by address and keeps one entry per (address, name), the one from
  * the lowest source (.dynsym first). */
 static void dedup(struct cs_elf_module *m)
@@ -337,7 +396,7 @@ static void dedup(struct cs_elf_module *m)
 
 	if (!m->nfuncs)
 		return;
-	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), func_cmp);
+	cs_elf_sort_funcs(m->funcs, m->nfuncs);
 	for (i = 1; i < m->nfuncs; i++) {
 		if (m->funcs[i].addr != m->funcs[n].addr ||
 		    namecmp(m->funcs[i].name, m->funcs[n].name))

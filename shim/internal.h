@@ -30,6 +30,7 @@ void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct cs_target_pattern {
 	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
+	unsigned literal; /* length of glob's literal prefix (0 is always safe) */
 	unsigned argn; /* name:argN, 0 = none */
 	unsigned matched; /* symbols it matched (set while patching) */
 };
@@ -335,6 +336,9 @@ unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id);
  * ".cold", ".cold.N", ".localalias" ("foo.isra.0.constprop.0",
  * "foo.part.0.cold" -> 3); any other name -> strlen(name). */
 size_t cs_elf_clone_base_len(const char *name);
+/* Sorts functions by address, then name (up to a version), then source:
+ * the order cs_elf_each_func reports them in (exposed for the unit test). */
+void cs_elf_sort_funcs(struct cs_elf_func *f, size_t n);
 /* Where separate debug files are looked for, instead of /usr/lib/debug
  * (NULL: back to it).  For tests; not thread-safe. */
 void cs_elf_set_debug_dir(const char *dir);

@@ -102,6 +102,7 @@ static int parse_target(struct cs_settings *s, const char *tok)
 	}
 	memcpy(p->glob, tok, namelen);
 	p->glob[namelen] = '\0';
+	p->literal = (unsigned)strcspn(p->glob, "*?[\\");
 	p->argn = (unsigned)argn;
 	s->ntargets++;
 	return 0;
@@ -323,7 +324,12 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
 
 	for (i = 0; i < s->ntargets; i++) {
 		const char *g = s->targets[i].glob;
-		size_t lit = strcspn(g, "*?[\\");
+		size_t lit = s->targets[i].literal;
+
+		/* Asked for every symbol of every module: the first character
+		 * turns most away. */
+		if (lit && g[0] != name[0])
+			continue;
 
 		/* fnmatch converts both strings to wide characters in a UTF-8
 		 * locale (milliseconds over a large program's symbols): compare
@@ -340,19 +346,30 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
  * return twice (the second return would land in a wrapper frame that is
  * gone), start a thread or process on a fresh or shared stack, or are
  * entered by the kernel rather than called (the signal return trampoline). */
-static const char *const never_wrapped[] = {
-	"setjmp",  "_setjmp",	 "__setjmp",	 "sigsetjmp",	"__sigsetjmp",
-	"savectx", "getcontext", "__getcontext", "swapcontext", "__swapcontext",
-	"vfork",   "__vfork",	 "clone",	 "__clone",	"__clone_internal",
-	"clone3",  "__clone3",	 "__restore_rt", "__sigreturn", "_dl_runtime_resolve",
+#define NEVER(s) {s, sizeof(s) - 1}
+static const struct {
+	const char *name;
+	size_t len;
+} never_wrapped[] = {
+	NEVER("setjmp"),	NEVER("_setjmp"),	NEVER("__setjmp"),
+	NEVER("sigsetjmp"),	NEVER("__sigsetjmp"),	NEVER("savectx"),
+	NEVER("getcontext"),	NEVER("__getcontext"),	NEVER("swapcontext"),
+	NEVER("__swapcontext"), NEVER("vfork"),		NEVER("__vfork"),
+	NEVER("clone"),		NEVER("__clone"),	NEVER("__clone_internal"),
+	NEVER("clone3"),	NEVER("__clone3"),	NEVER("__restore_rt"),
+	NEVER("__sigreturn"),	NEVER("_dl_runtime_resolve"),
 };
+#undef NEVER
 
 int cs_settings_never_wrap(const char *name)
 {
-	size_t i;
+	/* Asked for every symbol of every module at start (thousands in
+	 * libruby): the length and the first character answer most. */
+	size_t i, len = strlen(name);
 
 	for (i = 0; i < sizeof(never_wrapped) / sizeof(never_wrapped[0]); i++) {
-		if (!strcmp(name, never_wrapped[i]))
+		if (never_wrapped[i].len == len && name[0] == never_wrapped[i].name[0] &&
+		    !memcmp(name, never_wrapped[i].name, len))
 			return 1;
 	}
 	return 0;

@@ -927,6 +927,67 @@ static void test_ldso_started(void)
 	CU_ASSERT_EQUAL(sh("'%s' '%s' --via-ldso", t.ldso, t.self), 0);
 }
 
+/* The reference order: address, name up to '@', source. */
+static int ref_namecmp(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "@"), lb = strcspn(b, "@");
+	int c = strncmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct cs_elf_func *a = pa, *b = pb;
+	int c;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	c = ref_namecmp(a->name, b->name);
+	return c ? c : a->source - b->source;
+}
+
+/* cs_elf_sort_funcs (a radix sort) gives qsort's order: spans of one to
+ * several radix passes, many aliases at one address, versioned names. */
+static void test_sort_funcs(void)
+{
+	static const char *names[] = {"b", "a", "a@V1", "c", "aa", "ab", "b@@V2", "z"};
+	static const uint64_t spans[] = {1, 16, 4096, 1ull << 30, 1ull << 40, UINT64_MAX};
+	struct cs_elf_func *f, *ref;
+	size_t sizes[] = {0, 1, 2, 7, 1000, 20000}, si, i, k;
+	unsigned seed = 12345;
+
+	for (k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			size_t n = sizes[si];
+
+			f = calloc(n + 1, sizeof(*f));
+			ref = calloc(n + 1, sizeof(*ref));
+			CU_ASSERT_FATAL(f && ref);
+			for (i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				f[i].addr = 0x7f0000000000ull +
+					    (((uint64_t)seed << 20 ^ rand_r(&seed)) % spans[k]);
+				if (spans[k] == UINT64_MAX)
+					f[i].addr = (uint64_t)rand_r(&seed) << 40 ^ (uint64_t)seed;
+				f[i].name = names[rand_r(&seed) % 8];
+				f[i].source = rand_r(&seed) % 3;
+			}
+			memcpy(ref, f, n * sizeof(*f));
+			qsort(ref, n, sizeof(*ref), ref_cmp);
+			cs_elf_sort_funcs(f, n);
+			for (i = 0; i < n; i++) {
+				if (f[i].addr != ref[i].addr || ref_cmp(&f[i], &ref[i])) {
+					CU_FAIL("order differs from qsort's");
+					break;
+				}
+			}
+			free(f);
+			free(ref);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	CU_pSuite suite;
@@ -961,6 +1022,7 @@ int main(int argc, char **argv)
 	CU_add_test(suite, "corrupted files", test_corrupt);
 	CU_add_test(suite, "fuzzed files", test_fuzz);
 	CU_add_test(suite, "clone base names", test_clone_names);
+	CU_add_test(suite, "sorting functions", test_sort_funcs);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
