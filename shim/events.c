@@ -56,7 +56,8 @@ static int pfm_load(void)
 
 static int perf_open(struct perf_event_attr *attr, int group_fd)
 {
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return cs_fd_high(
+		(int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
 }
 
 static void fill_attr(const struct cs_event_enc *e, struct perf_event_attr *a)

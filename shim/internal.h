@@ -483,6 +483,10 @@ int cs_output_open(void);
 /* Reserves a block of size bytes (multiple of 8) of the given type, zeroed
  * apart from its header.  Returns NULL when the file is full. The caller
  * fills the body and then calls cs_output_publish. */
+/* fd moved to a high number (close-on-exec), away from the numbers a
+ * program's own open calls get; fd itself if it cannot be moved. */
+#define CS_FD_HIGH 900
+int cs_fd_high(int fd);
 void *cs_output_reserve(uint32_t size);
 void cs_output_publish(void *block, uint32_t type);
 /* Marks the file complete and trims it to its used size; no block can be

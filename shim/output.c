@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -57,18 +58,87 @@ static long sys_pwritev(int fd, const struct iovec *iov, int n, uint64_t off)
 	return ret;
 }
 
+static long sys_fstat(int fd, struct stat *st)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_fstat), "D"((long)fd), "S"(st)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static long sys_openat(const char *path, int flags)
+{
+	long ret;
+	register long r10 __asm__("r10") = 0;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_openat), "D"((long)AT_FDCWD), "S"(path), "d"((long)flags),
+			   "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void sys_close(int fd)
+{
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_close), "D"((long)fd) : "rcx", "r11", "memory");
+}
+
+static char out_path[PATH_MAX];
+static dev_t out_dev; /* identity of the report file, to know our descriptor */
+static ino_t out_ino;
+
+/* A descriptor of the report file, or -1.  The program may have closed
+ * ours (daemons close every descriptor they did not open) and opened a
+ * file of its own that got the same number: growing, zeroing or trimming
+ * through it would damage that file.  So the number is trusted only while
+ * it still names our file (device and inode); otherwise the file is opened
+ * again by its path (and the number left to the program), or, if that is
+ * not our file either, -1: the report stops growing and is not trimmed. */
+static int report_fd(void)
+{
+	struct stat st;
+	int old = __atomic_load_n(&out_fd, __ATOMIC_ACQUIRE);
+	long fd;
+
+	if (old >= 0 && sys_fstat(old, &st) == 0 && st.st_dev == out_dev && st.st_ino == out_ino)
+		return old;
+	fd = sys_openat(out_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (sys_fstat((int)fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
+		sys_close((int)fd);
+		fd = -1;
+	}
+	/* Another thread may have reopened it meanwhile: one copy is kept. */
+	if (!__atomic_compare_exchange_n(&out_fd, &old, (int)fd, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		if (fd >= 0)
+			sys_close((int)fd);
+		return old >= 0 ? report_fd() : -1;
+	}
+	return (int)fd;
+}
+
 /* Makes the file at least end bytes long.  Returns 0 or -errno. */
 static int grow(uint64_t end)
 {
 	uint64_t size = __atomic_load_n(&out_size, __ATOMIC_ACQUIRE), want;
 	long ret;
+	int fd;
 
 	if (end <= size)
 		return 0;
 	want = (end + CS_GROW_STEP - 1) & ~(CS_GROW_STEP - 1);
 	if (want > out_capacity)
 		want = out_capacity;
-	ret = sys_fallocate(out_fd, want);
+	fd = report_fd();
+	if (fd < 0)
+		return -EBADF;
+	ret = sys_fallocate(fd, want);
 	if (ret < 0)
 		return (int)ret;
 	while (size < want && !__atomic_compare_exchange_n(&out_size, &size, want, 1,
@@ -76,8 +146,6 @@ static int grow(uint64_t end)
 		;
 	return 0;
 }
-
-static char out_path[PATH_MAX];
 
 static uint64_t now_ns(void)
 {
@@ -112,10 +180,32 @@ static int create_exclusive(const char *base, char *path, size_t pathlen)
 	return -EEXIST;
 }
 
+int cs_fd_high(int fd)
+{
+	struct rlimit rl;
+	int high = CS_FD_HIGH, moved;
+
+	/* Programs get the lowest free number for each file they open: a
+	 * descriptor of ours up there is not reused by a program that closed
+	 * it (daemons close every descriptor they did not open), nor taken by
+	 * a dup2 that counts up from 3.  Below the soft limit, so that the
+	 * descriptor table does not grow much. */
+	if (fd < 0)
+		return fd;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)high + 64)
+		high = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 3;
+	if (fd >= high || (moved = fcntl(fd, F_DUPFD_CLOEXEC, high)) < 0)
+		return fd;
+	close(fd);
+	return moved;
+}
+
 static int map_new_file(void)
 {
 	char base[PATH_MAX];
 	struct cs_file_header *hdr;
+	struct stat st;
 	int fd, err;
 
 	err = cs_settings_output_path(cs_g.settings.output, getpid(), prog_name(), base,
@@ -129,6 +219,14 @@ static int map_new_file(void)
 		cs_log("cannot create report file '%s': %s; not profiling", base, strerror(-fd));
 		return fd;
 	}
+	fd = cs_fd_high(fd);
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		cs_log("cannot size report file '%s': %s; not profiling", out_path, strerror(errno));
+		goto fail;
+	}
+	out_dev = st.st_dev;
+	out_ino = st.st_ino;
 	out_capacity = cs_g.settings.capacity;
 	out_fd = fd;
 	out_size = 0;
@@ -198,14 +296,14 @@ static void prefault(uint64_t off, uint64_t size)
 	static char zeros[4096];
 	struct iovec iov[64];
 	uint64_t first = (off + 4095) & ~4095ull, end = off + size, p, q;
-	int n;
+	int n, fd = report_fd();
 
-	for (p = first; p < end;) {
+	for (p = first; fd >= 0 && p < end;) {
 		for (n = 0, q = p; n < 64 && q < end; n++, q += iov[n - 1].iov_len) {
 			iov[n].iov_base = zeros;
 			iov[n].iov_len = end - q < sizeof(zeros) ? end - q : sizeof(zeros);
 		}
-		if (sys_pwritev(out_fd, iov, n, p) != (long)(q - p))
+		if (sys_pwritev(fd, iov, n, p) != (long)(q - p))
 			break;
 		p = q;
 	}
@@ -246,8 +344,9 @@ void cs_output_seal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 	uint64_t used;
+	int fd;
 
-	if (!hdr || out_fd < 0)
+	if (!hdr)
 		return;
 	used = __atomic_fetch_or(&hdr->used, CS_USED_SEALED, __ATOMIC_ACQ_REL);
 	used &= ~CS_USED_SEALED;
@@ -256,7 +355,8 @@ void cs_output_seal(void)
 	/* Threads still running keep updating blocks below `used`; nothing
 	 * can be reserved beyond it any more, so trimming is safe. */
 	used = (used + 4095) & ~4095ull;
-	if (ftruncate(out_fd, (off_t)used) < 0) {
+	fd = report_fd();
+	if (fd < 0 || ftruncate(fd, (off_t)used) < 0) {
 		/* The file keeps its reserved size: still a valid report. */
 	} else if (out_grows) {
 		__atomic_store_n(&out_size, used, __ATOMIC_RELEASE);
@@ -267,7 +367,7 @@ void cs_output_unseal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 
-	if (!hdr || out_fd < 0 || (!out_grows && ftruncate(out_fd, (off_t)out_capacity) < 0))
+	if (!hdr || (!out_grows && (report_fd() < 0 || ftruncate(out_fd, (off_t)out_capacity) < 0)))
 		return;
 	hdr->end_ns = 0;
 	__atomic_store_n(&hdr->state, CS_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -276,10 +376,12 @@ void cs_output_unseal(void)
 
 void cs_output_close(void)
 {
-	if (!cs_g.hdr || out_fd < 0)
+	if (!cs_g.hdr)
 		return;
 	cs_output_seal();
-	close(out_fd);
+	/* Only a descriptor that is still ours is closed. */
+	if (report_fd() >= 0)
+		sys_close(out_fd);
 	out_fd = -1;
 }
 
@@ -287,8 +389,8 @@ void cs_output_forget(void)
 {
 	if (cs_g.hdr)
 		munmap(cs_g.hdr, out_capacity);
-	if (out_fd >= 0)
-		close(out_fd);
+	if (out_fd >= 0 && report_fd() >= 0)
+		sys_close(out_fd);
 	out_fd = -1;
 	cs_g.hdr = NULL;
 }
