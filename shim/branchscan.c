@@ -4,6 +4,7 @@
  * jumps into the bytes the patch replaces.  Scanning a large library takes
  * a while, so the result is cached per build-id, in memory and on disk as
  * offsets from the load bias (valid at any load address). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <Zydis/Zydis.h>
@@ -315,6 +317,8 @@ static int disk_read(const uint8_t *id, unsigned id_len, uint64_t base, const ui
 	for (i = 0; i < h.count; i++)
 		if ((i && v[i] <= v[i - 1]) || !in_ranges(lo, hi, nranges, base + v[i]))
 			goto fail;
+	/* Used now: the least recently used files are the ones pruned. */
+	futimens(fd, NULL);
 	close(fd);
 	*off = v;
 	*n = h.count;
@@ -327,6 +331,75 @@ fail:
 
 /* Writes the offsets for build-id id: temporary file, then rename, so a
  * reader sees a whole file or none.  Failures are silent (no cache). */
+/* The cache keeps at most this many modules' files: every rebuilt library
+ * or program has a new build-id, and its old file would stay forever. */
+#define CACHE_MAX_FILES 256
+
+struct cache_entry {
+	struct timespec mtime;
+	char name[64];
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct cache_entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+/* Removes the least recently used files (a hit refreshes a file's mtime)
+ * beyond CACHE_MAX_FILES, and temporary files of writers that died more
+ * than an hour ago.  Only our own regular files named like ours. */
+static void prune(const char *dir)
+{
+	struct cache_entry *e = NULL, *grown;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int dfd;
+
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	dfd = dirfd(dp);
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+		int tmp = len > 4 && !strcmp(d->d_name + len - 4, ".tmp");
+
+		if (strncmp(d->d_name, "branches-", 9) || len >= sizeof(e->name) ||
+		    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		if (tmp) {
+			if (st.st_mtime < time(NULL) - 3600)
+				unlinkat(dfd, d->d_name, 0);
+			continue;
+		}
+		if (len < 4 || strcmp(d->d_name + len - 4, ".bin"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 512;
+			grown = realloc(e, cap * sizeof(*e));
+			if (!grown)
+				break;
+			e = grown;
+		}
+		e[n].mtime = st.st_mtim;
+		memcpy(e[n].name, d->d_name, len + 1);
+		n++;
+	}
+	if (n > CACHE_MAX_FILES) {
+		qsort(e, n, sizeof(*e), older);
+		for (i = 0; i < n - CACHE_MAX_FILES; i++)
+			unlinkat(dfd, e[i].name, 0);
+	}
+	free(e);
+	closedir(dp);
+}
+
 static void disk_write(const uint8_t *id, unsigned id_len, const uint64_t *off, size_t n)
 {
 	struct cache_header h;
@@ -353,8 +426,12 @@ static void disk_write(const uint8_t *id, unsigned id_len, const uint64_t *off, 
 		unlink(tmp);
 		return;
 	}
-	if (close(fd) || rename(tmp, path))
+	if (close(fd) || rename(tmp, path)) {
 		unlink(tmp);
+		return;
+	}
+	*strrchr(path, '/') = '\0';
+	prune(path);
 }
 
 static struct mem_entry *mem_find(const uint8_t *id, unsigned id_len)
