@@ -212,6 +212,15 @@ int cs_cmd_report(int argc, char **argv)
 		cs_options_free(&args);
 		return CS_EXIT_USAGE;
 	}
+	if ((args.sort || args.top) && !args.diff && (fmt == FMT_JSON || fmt == FMT_HTML)) {
+		/* They hold every row, grouped by function: a cut or an order
+		 * asked for would silently not happen. */
+		cs_err("report: --sort and --top order and cut the table and the CSV; "
+		       "--format %s holds every row (select with --function, --module, --event)",
+		       fmt == FMT_JSON ? "json" : "html");
+		cs_options_free(&args);
+		return CS_EXIT_USAGE;
+	}
 	if (targets && (fmt == FMT_HTML || series || args.hist || args.diff)) {
 		cs_err("report: --targets prints a table, CSV or JSON, without --series, --hist "
 		       "and --diff");

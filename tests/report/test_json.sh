@@ -163,4 +163,14 @@ if not ok:
 sys.exit(0 if ok else 1)
 END
 
+# --sort and --top cut and order tables and CSV only: asked with JSON or
+# HTML they are refused, never silently ignored.
+for f in json html; do
+	for o in "--top 3" "--sort calls"; do
+		run_cmd "$CS_CMD" report $o -f $f "$T/escape.rpt"
+		expect_status $LINENO 2
+		expect_err $LINENO "report: --sort and --top order and cut the table and the CSV; --format $f holds every row (select with --function, --module, --event)"
+	done
+done
+
 finish
