@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/tsc.h"
 
 /*
  * bench [-m MODE] [-n CALLS] [-k CHUNKS] [-w WARMUP] [-t THREADS] [-o FILE]
@@ -116,22 +117,6 @@ static long work(long n, long x)
 }
 
 static volatile long sink;
-
-static inline uint64_t tsc_begin(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t tsc_end(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* noinline + an empty asm: a real call of a function with no body, as
  * around cacheshim's calibration target. */

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#include "bench/tsc.h"
+
 /*
  * Defines bench_inc, so the program's PLT slot binds here, and calls the
  * real one found with dlsym(RTLD_NEXT).  The same fenced reads as
@@ -19,22 +21,6 @@ static __thread uint64_t sum, calls;
 __attribute__((constructor)) static void init(void)
 {
 	real = (long (*)(long))dlsym(RTLD_NEXT, "bench_inc");
-}
-
-static inline uint64_t tsc_begin(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t tsc_end(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
 }
 
 __attribute__((visibility("default"))) long bench_inc(long x)
