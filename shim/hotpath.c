@@ -16,13 +16,18 @@
  * counted too.  Built with -mgeneral-regs-only: the trampoline does not
  * save vector or x87 registers around these calls.
  *
+ * The `tsc` timestamps are not taken here but by the trampoline, right
+ * around its call of the target, so that nothing of this file is inside
+ * a call's own bracket (only inside an enclosing call's).
+ *
  * Measured (callgrind, `tsc` alone, one call site): ~125 instructions in
- * cs_hot_enter and ~165 in the exit, besides the trampoline's ~135 (64 of
- * them the stack-argument copy).  Between the fences the work is a chain
- * of dependent loads (target, thread, table, slot, site) and of the value
- * into its histogram bucket, so what costs is latency more than count:
- * the trampoline with no C work is ~1.27x the rdtsc floor, the site lookup
- * adds ~9 ns and the statistics ~7 ns (3 of them the histogram bucket).
+ * cs_hot_enter and ~165 in the exit, besides the trampoline's ~145 (64 of
+ * them the stack-argument copy).  Work between fences runs as chains of
+ * dependent loads (target, thread, table, slot, site; the value into its
+ * histogram bucket), so latency costs more than count: the trampoline
+ * and site lookup with no statistics are already ~1.31x the rdtsc floor;
+ * statistics, histogram, series window and nesting add ~14 ns (the
+ * histogram bucket ~3-4 of them).
  *
  * Anything that is not a hit (first call of a thread, a new call site, a
  * nested or series block to make, series windows to merge) returns a
