@@ -92,6 +92,7 @@ static void sys_close(int fd)
 static char out_path[PATH_MAX];
 static dev_t out_dev; /* identity of the report file, to know our descriptor */
 static ino_t out_ino;
+static int out_closed; /* closed on purpose (exit, fork): never reopened */
 
 /* A descriptor of the report file, or -1.  The program may have closed
  * ours (daemons close every descriptor they did not open) and opened a
@@ -108,6 +109,8 @@ static int report_fd(void)
 
 	if (old >= 0 && sys_fstat(old, &st) == 0 && st.st_dev == out_dev && st.st_ino == out_ino)
 		return old;
+	if (__atomic_load_n(&out_closed, __ATOMIC_ACQUIRE))
+		return -1;
 	fd = sys_openat(out_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (sys_fstat((int)fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
 		sys_close((int)fd);
@@ -227,6 +230,7 @@ static int map_new_file(void)
 	}
 	out_dev = st.st_dev;
 	out_ino = st.st_ino;
+	out_closed = 0;
 	out_capacity = cs_g.settings.capacity;
 	out_fd = fd;
 	out_size = 0;
@@ -383,6 +387,7 @@ void cs_output_close(void)
 	if (report_fd() >= 0)
 		sys_close(out_fd);
 	out_fd = -1;
+	__atomic_store_n(&out_closed, 1, __ATOMIC_RELEASE);
 }
 
 void cs_output_forget(void)
@@ -392,5 +397,6 @@ void cs_output_forget(void)
 	if (out_fd >= 0 && report_fd() >= 0)
 		sys_close(out_fd);
 	out_fd = -1;
+	__atomic_store_n(&out_closed, 1, __ATOMIC_RELEASE);
 	cs_g.hdr = NULL;
 }
