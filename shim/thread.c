@@ -12,17 +12,34 @@
 #include "shim/internal.h"
 
 #define CS_SITE_TABLE_MIN 1024u
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels: EINVAL, faults as before */
+#endif
 #define CS_SITE_TABLE_MAX (1u << 22) /* slots: 128 MB of thread memory */
 
 static pthread_key_t thread_key;
 /* Threads that could not be set up, or are exiting: they pass through. */
 static struct cs_thread disabled_thread = {.ready = 0, .group_fd = -1};
 
-static void *map_zeroed(size_t bytes)
+/* Zeroed thread memory, its first `populate` bytes mapped in now: the hot
+ * path's first touch of a page would otherwise be a page fault inside a
+ * measured call (counted as the program's).  Populating is not counted
+ * as page-fault events; it runs in slow paths, which may themselves be
+ * inside an enclosing call's bracket (a nested call's new call site). */
+static void *map_zeroed_populated(size_t bytes, size_t populate)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	if (populate)
+		madvise(p, populate < bytes ? populate : bytes, MADV_POPULATE_WRITE);
+	return p;
+}
+
+static void *map_zeroed(size_t bytes)
+{
+	return map_zeroed_populated(bytes, bytes);
 }
 
 static void stack_bounds(struct cs_thread *t)
@@ -83,7 +100,9 @@ static struct cs_thread *thread_create(void)
 	if (cs_g.settings.series)
 		t->series = map_zeroed(CS_MAX_TARGETS * sizeof(*t->series));
 	t->nest_stride = sizeof(struct cs_nest) + cs_g.nevents * sizeof(uint64_t);
-	t->nest = map_zeroed(CS_NEST_DEPTH * t->nest_stride);
+	/* The first 1,024 levels; deeper nesting faults its pages in as it
+	 * goes (a megabyte per thread would be a lot to map up front). */
+	t->nest = map_zeroed_populated(CS_NEST_DEPTH * t->nest_stride, 1024 * t->nest_stride);
 	t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {

@@ -46,3 +46,30 @@ for k in 1 3 17; do
 	num_eq "$min" 0 && fail "k=$k: a call took 0 TSC ticks"
 	echo "k=$k: $N calls, $k page faults each"
 done
+
+# Set-up inside a measured call costs it no page fault: pn_outer(k, i)
+# calls cs_touch_pages(k), then cs_touch_pages(0) from a call site of 32,
+# so its first 32 calls each make the shim set up a new call site (and the
+# first its series) while pn_outer's counters run.  Its inclusive page
+# faults must still be exactly k in every call.
+k=3
+N=64
+plain_run nplain "$P/prog_pages" $k $N --nested
+[ "$status" -eq 0 ] || fail "prog_pages $k $N --nested exits $status"
+shim_run nested perf::PAGE-FAULTS,tsc pn_outer,cs_touch_pages "$P/prog_pages" $k $N --nested
+[ "$status" -eq 0 ] || {
+	show "$T/nested.err"
+	fail "prog_pages $k $N --nested under the shim exits $status"
+}
+same_output nplain nested
+report_csv nested
+row=$(csv_one nested "function=pn_outer,event=perf::PAGE-FAULTS" calls,total,min,max)
+IFS=$'\t' read -r calls total min max <<<"$row"
+for v in "calls=$calls=$N" "total=$total=$((N * k))" "min=$min=$k" "max=$max=$k"; do
+	IFS== read -r what got want <<<"$v"
+	num_eq "$got" "$want" || {
+		show "$T/nested.csv"
+		fail "nested: pn_outer perf::PAGE-FAULTS $what is '$got', want $want"
+	}
+done
+echo "nested: $N calls of pn_outer, $k page faults each, with 32 call sites set up inside them"
