@@ -337,7 +337,7 @@ fail:
 
 struct cache_entry {
 	struct timespec mtime;
-	char name[64];
+	char name[160]; /* branches-<hex build-id, up to 64 bytes>.bin[.pid.tmp] */
 };
 
 static int older(const void *a, const void *b)

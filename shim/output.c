@@ -100,7 +100,38 @@ static void sys_close(int fd)
 	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_close), "D"((long)fd) : "rcx", "r11", "memory");
 }
 
-static char out_path[PATH_MAX];
+static long sys_fcntl(int fd, int cmd, long arg)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_fcntl), "D"((long)fd), "S"((long)cmd), "d"(arg)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The program's RLIMIT_FSIZE soft limit (it may change it any time):
+ * growing, zeroing or sizing the report past it would get the program a
+ * SIGXFSZ, which kills by default.  UINT64_MAX if none. */
+static uint64_t fsize_limit(void)
+{
+	struct rlimit rl;
+	long ret;
+	register long r10 __asm__("r10") = (long)&rl;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_prlimit64), "D"(0L), "S"((long)RLIMIT_FSIZE), "d"(0L),
+			   "r"(r10)
+			 : "rcx", "r11", "memory");
+	if (ret < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return (uint64_t)rl.rlim_cur;
+}
+
+static char out_path[PATH_MAX]; /* absolute: the program may chdir */
+static int out_fd_floor = 3; /* lowest number for a descriptor of ours (cs_fd_high) */
 static dev_t out_dev; /* identity of the report file, to know our descriptor */
 static ino_t out_ino;
 static int out_closed; /* closed on purpose (exit, fork): never reopened */
@@ -127,6 +158,15 @@ static int report_fd(void)
 		sys_close((int)fd);
 		fd = -1;
 	}
+	/* Up among our numbers: it would otherwise take the lowest free one,
+	 * which the program (a daemon that closed 0, 1 and 2) is about to
+	 * open for itself. */
+	if (fd >= 0 && fd < out_fd_floor) {
+		long high = sys_fcntl((int)fd, F_DUPFD_CLOEXEC, out_fd_floor);
+
+		sys_close((int)fd);
+		fd = high >= 0 ? high : -1;
+	}
 	/* Another thread may have reopened it meanwhile: one copy is kept. */
 	if (!__atomic_compare_exchange_n(&out_fd, &old, (int)fd, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -140,7 +180,7 @@ static int report_fd(void)
 /* Makes the file at least end bytes long.  Returns 0 or -errno. */
 static int grow(uint64_t end)
 {
-	uint64_t size = __atomic_load_n(&out_size, __ATOMIC_ACQUIRE), want;
+	uint64_t size = __atomic_load_n(&out_size, __ATOMIC_ACQUIRE), want, limit;
 	long ret;
 	int fd;
 
@@ -149,6 +189,11 @@ static int grow(uint64_t end)
 	want = (end + CS_GROW_STEP - 1) & ~(CS_GROW_STEP - 1);
 	if (want > out_capacity)
 		want = out_capacity;
+	limit = fsize_limit();
+	if (end > limit)
+		return -EFBIG;
+	if (want > limit)
+		want = end > (limit & ~4095ull) ? end : limit & ~4095ull;
 	fd = report_fd();
 	if (fd < 0)
 		return -EBADF;
@@ -209,6 +254,7 @@ int cs_fd_high(int fd)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)high + 64)
 		high = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 3;
+	out_fd_floor = high;
 	if (fd >= high || (moved = fcntl(fd, F_DUPFD_CLOEXEC, high)) < 0)
 		return fd;
 	close(fd);
@@ -234,6 +280,16 @@ static int map_new_file(void)
 		return fd;
 	}
 	fd = cs_fd_high(fd);
+	if (out_path[0] != '/') {
+		/* Reopened by path later (report_fd): after a chdir a relative
+		 * name would be someone else's file. */
+		char cwd[PATH_MAX], rel[PATH_MAX];
+
+		memcpy(rel, out_path, sizeof(rel));
+		if (getcwd(cwd, sizeof(cwd)) &&
+		    snprintf(out_path, sizeof(out_path), "%s/%s", cwd, rel) >= (int)sizeof(out_path))
+			memcpy(out_path, rel, sizeof(rel));
+	}
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		cs_log("cannot size report file '%s': %s; not profiling", out_path, strerror(errno));
@@ -243,6 +299,17 @@ static int map_new_file(void)
 	out_ino = st.st_ino;
 	out_closed = 0;
 	out_capacity = cs_g.settings.capacity;
+	if (out_capacity > (fsize_limit() & ~4095ull)) {
+		/* The program's file size limit: a smaller report, not a
+		 * SIGXFSZ. */
+		out_capacity = fsize_limit() & ~4095ull;
+		if (out_capacity < CS_HEADER_SIZE + (64u << 10)) {
+			err = -EFBIG;
+			cs_log("file size limit (RLIMIT_FSIZE) too small for a report file; not "
+			       "profiling");
+			goto fail;
+		}
+	}
 	out_fd = fd;
 	out_size = 0;
 	out_full = 0;
@@ -319,7 +386,7 @@ static void prefault(uint64_t off, uint64_t size)
 	static char zeros[4096];
 	struct iovec iov[64];
 	uint64_t first = (off + 4095) & ~4095ull, end = off + size, p, q;
-	int n, fd = report_fd();
+	int n, fd = end <= fsize_limit() ? report_fd() : -1; /* no SIGXFSZ */
 
 	for (p = first; fd >= 0 && p < end;) {
 		for (n = 0, q = p; n < 64 && q < end; n++, q += iov[n - 1].iov_len) {
@@ -394,7 +461,8 @@ void cs_output_unseal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 
-	if (!hdr || (!out_grows && (report_fd() < 0 || ftruncate(out_fd, (off_t)out_capacity) < 0)))
+	if (!hdr || (!out_grows && (out_capacity > fsize_limit() || report_fd() < 0 ||
+				    ftruncate(out_fd, (off_t)out_capacity) < 0)))
 		return;
 	hdr->end_ns = 0;
 	__atomic_store_n(&hdr->state, CS_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -403,23 +471,29 @@ void cs_output_unseal(void)
 
 void cs_output_close(void)
 {
+	int fd;
+
 	if (!cs_g.hdr)
 		return;
 	cs_output_seal();
 	/* Only a descriptor that is still ours is closed. */
-	if (report_fd() >= 0)
-		sys_close(out_fd);
-	out_fd = -1;
+	fd = report_fd();
 	__atomic_store_n(&out_closed, 1, __ATOMIC_RELEASE);
+	if (fd >= 0)
+		sys_close(fd);
+	out_fd = -1;
 }
 
 void cs_output_forget(void)
 {
+	int fd;
+
 	if (cs_g.hdr)
 		munmap(cs_g.hdr, out_capacity);
-	if (out_fd >= 0 && report_fd() >= 0)
-		sys_close(out_fd);
-	out_fd = -1;
+	fd = out_fd >= 0 ? report_fd() : -1;
 	__atomic_store_n(&out_closed, 1, __ATOMIC_RELEASE);
+	if (fd >= 0)
+		sys_close(fd);
+	out_fd = -1;
 	cs_g.hdr = NULL;
 }

@@ -36,3 +36,43 @@ for events in tsc tsc,perf::PAGE-FAULTS; do
 	fi
 	echo "$events: the program's file intact, $((64 * N)) calls"
 done
+
+# A daemon: chdir("/"), fds 0..1023 closed, a new call site measured before
+# it opens /dev/null as 0, 1, 2 and its log file: the shim, reopening its
+# report (relative name, now the wrong directory) for that call site, must
+# neither take 0 (the program's stdin) nor lose the report: 12 threads one
+# after another set up new call sites and series, growing the file past its
+# first 4 MB.
+TH=12
+D=20
+plain_run dplain "$R/prog_fdreuse" "$T/dplain.log" $D --daemon $TH
+expect_status dplain 0
+mkdir "$T/cwd"
+status=0
+(cd "$T/cwd" && CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT=daemon.csr LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fdreuse" "$T/daemon.log" $D --daemon $TH >"$T/daemon.out" 2>"$T/daemon.err") ||
+	status=$?
+expect_status daemon 0
+cmp -s "$T/dplain.log" "$T/daemon.log" || {
+	diff "$T/dplain.log" "$T/daemon.log" >&2 || true
+	fail "daemon: the program's log differs (its descriptor numbers changed)"
+}
+[ -f "$T/cwd/daemon.csr" ] && [ ! -e /daemon.csr ] || fail "daemon: report file not where it was created"
+report_files daemon "$T/cwd/daemon.csr" -- --by function
+want_count daemon "function=rt_leaf,event=tsc" calls $((1 + 64 * D * TH))
+echo "daemon: descriptors as without the shim, report kept after chdir, $((1 + 64 * D * TH)) calls"
+
+# A program that lowers RLIMIT_FSIZE below the report's size: the shim must
+# not write past it (SIGXFSZ would kill the program), and still counts.
+plain_run fplain "$R/prog_fdreuse" unused $N --fsize
+expect_status fplain 0
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/fsize.csr" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fdreuse" unused $N --fsize >"$T/fsize.out" 2>"$T/fsize.err" || status=$?
+expect_status fsize 0
+same_output fplain fsize
+report_files fsize "$T/fsize.csr" -- --by function
+want_count fsize "function=rt_leaf,event=tsc" calls $((64 * N))
+echo "RLIMIT_FSIZE 4096 set by the program: no SIGXFSZ, $((64 * N)) calls"
