@@ -91,6 +91,7 @@ static void rewrite_targets(void)
 static void after_fork_child(void)
 {
 	static struct cs_target_block copies[CS_MAX_TARGETS];
+	int saved_errno = errno; /* fork() returned 0: the child's errno is the program's */
 	unsigned i;
 
 	if (!cs_g.enabled)
@@ -118,6 +119,7 @@ static void after_fork_child(void)
 		cs_g.enabled = 1;
 	}
 	cs_tls_guard--;
+	errno = saved_errno;
 }
 
 static void program_path(void)
