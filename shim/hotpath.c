@@ -37,21 +37,16 @@
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
+#include "shim/rawsys.h"
 #include "shim/rdpmc.h"
 
 __thread struct cs_thread *cs_tls_thread;
 __thread unsigned cs_tls_guard; /* nonzero while shim code runs */
 
-/* read(2) without libc, so that errno and targets like `read` stay out. */
+/* read(2) without libc (shim/rawsys.h): errno and targets like `read` stay out. */
 static inline long sys_read(int fd, void *buf, unsigned long n)
 {
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(n)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
 }
 
 /* Always inlined into the two hooks: a call per helper was a third of the

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shim/internal.h"
+#include "shim/rawsys.h"
 
 static int out_fd = -1;
 static uint64_t out_capacity;
@@ -29,86 +30,41 @@ static int out_grows; /* 0: sized whole at start (no fallocate here) */
 static int out_full; /* growing failed (no room): reserve no more */
 #define CS_GROW_STEP (4ull << 20)
 
-/* fallocate(2) without libc (reserving runs without the re-entry guard, and
- * errno must stay as the program left it).  Returns 0 or -errno. */
+/* The system calls this file makes while the program runs (reserving runs
+ * without the re-entry guard), through shim/rawsys.h. */
 static long sys_fallocate(int fd, uint64_t len)
 {
-	long ret;
-	register long r10 __asm__("r10") = (long)len;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_fallocate), "D"((long)fd), "S"(0L), "d"(0L), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_fallocate, fd, 0, 0, (long)len, 0, 0);
 }
 
-/* pwritev(2) without libc, for the same reasons.  Returns bytes or -errno. */
 static long sys_pwritev(int fd, const struct iovec *iov, int n, uint64_t off)
 {
-	long ret;
-	register long r10 __asm__("r10") = (long)off;
-	register long r8 __asm__("r8") = 0; /* high half of the offset */
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_pwritev), "D"((long)fd), "S"(iov), "d"((long)n), "r"(r10),
-			   "r"(r8)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_pwritev, fd, (long)iov, n, (long)off, 0, 0);
 }
 
 static long sys_madvise(void *addr, uint64_t len, int advice)
 {
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_madvise), "D"(addr), "S"(len), "d"((long)advice)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_madvise, (long)addr, (long)len, advice, 0, 0, 0);
 }
 
 static long sys_fstat(int fd, struct stat *st)
 {
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_fstat), "D"((long)fd), "S"(st)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
 }
 
 static long sys_openat(const char *path, int flags)
 {
-	long ret;
-	register long r10 __asm__("r10") = 0;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_openat), "D"((long)AT_FDCWD), "S"(path), "d"((long)flags),
-			   "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_openat, AT_FDCWD, (long)path, flags, 0, 0, 0);
 }
 
 static void sys_close(int fd)
 {
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_close), "D"((long)fd) : "rcx", "r11", "memory");
+	cs_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
 static long sys_fcntl(int fd, int cmd, long arg)
 {
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_fcntl), "D"((long)fd), "S"((long)cmd), "d"(arg)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return cs_syscall6(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
 }
 
 /* The program's RLIMIT_FSIZE soft limit (it may change it any time):
@@ -117,14 +73,8 @@ static long sys_fcntl(int fd, int cmd, long arg)
 static uint64_t fsize_limit(void)
 {
 	struct rlimit rl;
-	long ret;
-	register long r10 __asm__("r10") = (long)&rl;
+	long ret = cs_syscall6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0);
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_prlimit64), "D"(0L), "S"((long)RLIMIT_FSIZE), "d"(0L),
-			   "r"(r10)
-			 : "rcx", "r11", "memory");
 	if (ret < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return UINT64_MAX;
 	return (uint64_t)rl.rlim_cur;
@@ -360,10 +310,6 @@ int cs_output_open(void)
 {
 	return map_new_file();
 }
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 /* Maps every page of [off, off + size) in now: a block's first touch
  * would otherwise happen inside some later call's bracket (an enclosing

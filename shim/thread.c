@@ -10,11 +10,9 @@
 #include <unistd.h>
 
 #include "shim/internal.h"
+#include "shim/rawsys.h"
 
 #define CS_SITE_TABLE_MIN 1024u
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels: EINVAL, faults as before */
-#endif
 #define CS_SITE_TABLE_MAX (1u << 22) /* slots: 128 MB of thread memory */
 
 static pthread_key_t thread_key;
@@ -33,7 +31,8 @@ static void *map_zeroed_populated(size_t bytes, size_t populate)
 	if (p == MAP_FAILED)
 		return NULL;
 	if (populate)
-		madvise(p, populate < bytes ? populate : bytes, MADV_POPULATE_WRITE);
+		cs_syscall6(SYS_madvise, (long)p, (long)(populate < bytes ? populate : bytes),
+			    MADV_POPULATE_WRITE, 0, 0, 0); /* errno untouched */
 	return p;
 }
 

@@ -39,8 +39,8 @@ bins=$(find "$d" -maxdepth 1 -type f -name 'branches-*.bin' | wc -l)
 # The one written now is kept, and the 300 + 1 - 256 = 45 oldest went.
 new=$(find "$d" -maxdepth 1 -type f -name 'branches-*.bin' -newer "$d/branches-bb.bin.456.tmp" | wc -l)
 [ "$new" -ge 1 ] || fail "the file written by this run is gone"
-for i in 1 45; do [ ! -e "$(fake $i)" ] || fail "old file $i was kept"; done
-for i in 46 300; do [ -e "$(fake $i)" ] || fail "file $i was removed, newer than the 45 oldest"; done
+for i in $(seq 1 45); do [ ! -e "$(fake $i)" ] || fail "old file $i was kept"; done
+for i in $(seq 46 300); do [ -e "$(fake $i)" ] || fail "file $i was removed, newer than the 45 oldest"; done
 [ ! -e "$d/branches-aa.bin.123.tmp" ] || fail "a dead writer's temporary file was kept"
 [ -e "$d/branches-bb.bin.456.tmp" ] || fail "a live writer's temporary file was removed"
 [ "$(cat "$d/notes.txt")" = keep ] || fail "another file in the directory was touched"
