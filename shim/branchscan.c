@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,13 +36,17 @@ struct cache_header {
 
 _Static_assert(sizeof(struct cache_header) == 96, "cache file header layout");
 
-/* In-memory cache: one entry per build-id seen. */
+/* In-memory cache: one entry per build-id seen.  Its offsets are either
+ * malloc'd (a scan) or inside the mapped disk file (map, maplen); branch
+ * sets point into them until cs_branches_forget. */
 struct mem_entry {
 	struct mem_entry *next;
 	uint8_t id[BUILD_ID_MAX];
 	unsigned id_len;
-	uint64_t *off;
+	const uint64_t *off;
 	size_t n;
+	void *map;
+	size_t maplen;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -254,22 +259,6 @@ static int cache_path(char *path, size_t len, const uint8_t *id, unsigned id_len
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static int read_all(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	size_t done = 0;
@@ -286,17 +275,22 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Reads the offsets cached on disk for build-id id.  Every check failing
+/* Maps the offsets cached on disk for build-id id.  Every check failing
  * (size, magic, version, build-id, order, checksum, offsets outside the
- * executable ranges) means no cache.  Returns 0 and *off, *n, or -1. */
+ * executable ranges) means no cache.  Mapped rather than read: libruby's
+ * list is ~500 KB, and reading it into fresh memory (its page faults, the
+ * copy, then a rebased copy) was a third of the shim's start-up in ruby.
+ * Returns 0 and *map (*maplen bytes; the offsets follow the header), or
+ * -1. */
 static int disk_read(const uint8_t *id, unsigned id_len, uint64_t base, const uint64_t *lo,
-		     const uint64_t *hi, unsigned nranges, uint64_t **off, size_t *n)
+		     const uint64_t *hi, unsigned nranges, void **map, size_t *maplen)
 {
-	struct cache_header h;
+	const struct cache_header *h;
 	char path[4096 + 64];
+	const uint64_t *v;
 	struct stat st;
-	uint64_t *v = NULL;
-	size_t i;
+	void *p = MAP_FAILED;
+	size_t i, len = 0;
 	int fd;
 
 	if (cache_path(path, sizeof(path), id, id_len, 0))
@@ -305,26 +299,39 @@ static int disk_read(const uint8_t *id, unsigned id_len, uint64_t base, const ui
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (uint64_t)st.st_size < sizeof(h) || read_all(fd, &h, sizeof(h)) ||
-	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
-	    h.build_id_len != id_len || memcmp(h.build_id, id, id_len) ||
-	    h.count > ((uint64_t)st.st_size - sizeof(h)) / sizeof(uint64_t) ||
-	    (uint64_t)st.st_size != sizeof(h) + h.count * sizeof(uint64_t))
+	    (uint64_t)st.st_size < sizeof(*h) || (uint64_t)st.st_size > SIZE_MAX / 2)
 		goto fail;
-	v = malloc(h.count ? h.count * sizeof(*v) : 1);
-	if (!v || read_all(fd, v, h.count * sizeof(*v)) || checksum(v, h.count) != h.sum)
+	len = (size_t)st.st_size;
+	/* Private and read-only: a writer replaces the file by rename, never
+	 * in place, so the mapped contents do not change under us. */
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
 		goto fail;
-	for (i = 0; i < h.count; i++)
-		if ((i && v[i] <= v[i - 1]) || !in_ranges(lo, hi, nranges, base + v[i]))
+	h = p;
+	v = (const uint64_t *)(h + 1);
+	if (memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) || h->version != CACHE_VERSION ||
+	    h->build_id_len != id_len || memcmp(h->build_id, id, id_len) ||
+	    h->count > (len - sizeof(*h)) / sizeof(uint64_t) ||
+	    len != sizeof(*h) + h->count * sizeof(uint64_t) || checksum(v, h->count) != h->sum)
+		goto fail;
+	/* Sorted, and inside the executable ranges: the ends are checked
+	 * against them, the rest only for order (one compare per offset;
+	 * the checksum already vouches for the contents). */
+	for (i = 1; i < h->count; i++)
+		if (v[i] <= v[i - 1])
 			goto fail;
+	if (h->count && (!in_ranges(lo, hi, nranges, base + v[0]) ||
+			 !in_ranges(lo, hi, nranges, base + v[h->count - 1])))
+		goto fail;
 	/* Used now: the least recently used files are the ones pruned. */
 	futimens(fd, NULL);
 	close(fd);
-	*off = v;
-	*n = h.count;
+	*map = p;
+	*maplen = len;
 	return 0;
 fail:
-	free(v);
+	if (p != MAP_FAILED)
+		munmap(p, len);
 	close(fd);
 	return -1;
 }
@@ -444,35 +451,46 @@ static struct mem_entry *mem_find(const uint8_t *id, unsigned id_len)
 	return NULL;
 }
 
-/* Remembers offsets (taking ownership) for id; on failure frees them. */
-static void mem_add(const uint8_t *id, unsigned id_len, uint64_t *off, size_t n)
+static void mem_free(struct mem_entry *e)
+{
+	if (e->map)
+		munmap(e->map, e->maplen);
+	else
+		free((void *)e->off);
+	free(e);
+}
+
+/* Remembers offsets for id, taking ownership of off (malloc'd) or of the
+ * mapping map/maplen (off inside it).  Returns the entry, or NULL (memory
+ * short: both freed). */
+static struct mem_entry *mem_add(const uint8_t *id, unsigned id_len, const uint64_t *off, size_t n,
+				 void *map, size_t maplen)
 {
 	struct mem_entry *e = calloc(1, sizeof(*e));
 
 	if (!e) {
-		free(off);
-		return;
+		if (map)
+			munmap(map, maplen);
+		else
+			free((void *)off);
+		return NULL;
 	}
 	memcpy(e->id, id, id_len);
 	e->id_len = id_len;
 	e->off = off;
 	e->n = n;
+	e->map = map;
+	e->maplen = maplen;
 	e->next = mem_cache;
 	mem_cache = e;
+	return e;
 }
 
-/* Fills out with base + off[i]. */
-static int rebase(const uint64_t *off, size_t n, uint64_t base, struct cs_branch_set *out)
+static void use(struct cs_branch_set *out, const struct mem_entry *e, uint64_t base)
 {
-	size_t i;
-
-	out->addr = malloc(n ? n * sizeof(uint64_t) : 1);
-	if (!out->addr)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		out->addr[i] = base + off[i];
-	out->n = n;
-	return 0;
+	out->off = e->off;
+	out->n = e->n;
+	out->base = base;
 }
 
 int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
@@ -482,26 +500,26 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 {
 	struct vec v = {NULL, 0, 0};
 	struct mem_entry *e;
-	uint64_t *off;
-	size_t n, i;
+	size_t i, maplen;
+	void *map;
 	int err;
 
-	out->addr = NULL;
-	out->n = 0;
+	memset(out, 0, sizeof(*out));
 	if (build_id_len > BUILD_ID_MAX || !build_id)
 		build_id_len = 0;
 	if (build_id_len) {
 		pthread_mutex_lock(&cache_lock);
 		e = mem_find(build_id, build_id_len);
-		err = e ? rebase(e->off, e->n, base, out) : 1;
-		if (err == 1 && disk &&
-		    !disk_read(build_id, build_id_len, base, lo, hi, nranges, &off, &n)) {
-			err = rebase(off, n, base, out);
-			mem_add(build_id, build_id_len, off, n);
-		}
+		if (!e && disk &&
+		    !disk_read(build_id, build_id_len, base, lo, hi, nranges, &map, &maplen))
+			e = mem_add(build_id, build_id_len,
+				    (const uint64_t *)((const struct cache_header *)map + 1),
+				    ((const struct cache_header *)map)->count, map, maplen);
+		if (e)
+			use(out, e, base);
 		pthread_mutex_unlock(&cache_lock);
-		if (err != 1)
-			return err;
+		if (e)
+			return 0;
 	}
 	err = scan(lo, hi, nranges, starts, nstarts, &v);
 	if (err) {
@@ -510,24 +528,29 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 	}
 	if (!v.v && !(v.v = malloc(1)))
 		return -ENOMEM;
-	out->addr = v.v;
-	out->n = v.n;
-	if (!build_id_len)
-		return 0;
-	off = malloc(v.n ? v.n * sizeof(*off) : 1);
-	if (!off)
-		return 0;
+	/* Addresses become offsets from the load bias, valid at any load
+	 * address. */
 	for (i = 0; i < v.n; i++)
-		off[i] = v.v[i] - base;
+		v.v[i] -= base;
+	if (!build_id_len) {
+		out->owned = v.v;
+		out->off = v.v;
+		out->n = v.n;
+		out->base = base;
+		return 0;
+	}
 	pthread_mutex_lock(&cache_lock);
 	if (disk)
-		disk_write(build_id, build_id_len, off, v.n);
-	if (!mem_find(build_id, build_id_len))
-		mem_add(build_id, build_id_len, off, v.n);
+		disk_write(build_id, build_id_len, v.v, v.n);
+	e = mem_find(build_id, build_id_len);
+	if (e)
+		free(v.v); /* another thread's pass got there first */
 	else
-		free(off);
+		e = mem_add(build_id, build_id_len, v.v, v.n, NULL, 0);
+	if (e)
+		use(out, e, base);
 	pthread_mutex_unlock(&cache_lock);
-	return 0;
+	return e ? 0 : -ENOMEM;
 }
 
 int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out)
@@ -545,16 +568,18 @@ int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs
 
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi)
 {
-	size_t i = first_above(s->addr, s->n, lo);
+	size_t i;
 
-	return i < s->n && s->addr[i] < hi;
+	if (lo < s->base)
+		return 0;
+	i = first_above(s->off, s->n, lo - s->base);
+	return i < s->n && s->off[i] + s->base < hi;
 }
 
 void cs_branches_free(struct cs_branch_set *s)
 {
-	free(s->addr);
-	s->addr = NULL;
-	s->n = 0;
+	free(s->owned);
+	memset(s, 0, sizeof(*s));
 }
 
 void cs_branches_forget(void)
@@ -564,8 +589,7 @@ void cs_branches_forget(void)
 	pthread_mutex_lock(&cache_lock);
 	for (e = mem_cache; e; e = next) {
 		next = e->next;
-		free(e->off);
-		free(e);
+		mem_free(e);
 	}
 	mem_cache = NULL;
 	pthread_mutex_unlock(&cache_lock);

@@ -266,35 +266,49 @@ static int in_exec(const struct cs_elf_module *m, uint64_t addr)
 	return 0;
 }
 
+/* im's symbol table of the given type and its strings.  Returns 0, 1 if
+ * there is no such table, or -ENOEXEC if it or its strings lie outside
+ * the file. */
+static int sym_table(const struct image *im, uint32_t type, const Elf64_Sym **sym, size_t *n,
+		     const char **str, uint64_t *strsize)
+{
+	const Elf64_Shdr *s = sec_by_type(im, type), *strs;
+
+	if (!s)
+		return 1;
+	*sym = (const Elf64_Sym *)sec_data(im, s);
+	if (!*sym || s->sh_entsize != sizeof(**sym) || s->sh_offset % 8 || s->sh_link == 0 ||
+	    s->sh_link >= im->shnum)
+		return -ENOEXEC;
+	strs = &im->sh[s->sh_link];
+	*str = (const char *)sec_data(im, strs);
+	if (!*str)
+		return -ENOEXEC;
+	*strsize = strs->sh_size;
+	*n = s->sh_size / sizeof(**sym);
+	return 0;
+}
+
 /* Adds the defined functions of im's symbol table of the given type.
  * Returns 0 (also when there is no such table), -ENOEXEC if the table or
  * its strings lie outside the file, or -ENOMEM. */
 static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t type, int source)
 {
-	const Elf64_Shdr *s = sec_by_type(im, type), *strs;
 	const Elf64_Sym *sym;
 	const char *str;
+	uint64_t strsize;
 	size_t i, n;
-	int ret;
+	int ret = sym_table(im, type, &sym, &n, &str, &strsize);
 
-	if (!s)
-		return 0;
-	sym = (const Elf64_Sym *)sec_data(im, s);
-	if (!sym || s->sh_entsize != sizeof(*sym) || s->sh_offset % 8 || s->sh_link == 0 ||
-	    s->sh_link >= im->shnum)
-		return -ENOEXEC;
-	strs = &im->sh[s->sh_link];
-	str = (const char *)sec_data(im, strs);
-	if (!str)
-		return -ENOEXEC;
-	n = s->sh_size / sizeof(*sym);
+	if (ret)
+		return ret > 0 ? 0 : ret;
 	for (i = 1; i < n; i++) {
 		struct cs_elf_func f;
 
 		if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx == SHN_UNDEF ||
 		    sym[i].st_shndx == SHN_ABS || !sym[i].st_value)
 			continue;
-		f.name = str_at(str, strs->sh_size, sym[i].st_name);
+		f.name = str_at(str, strsize, sym[i].st_name);
 		if (!f.name || !f.name[0])
 			continue;
 		f.addr = m->base + sym[i].st_value;
@@ -306,6 +320,27 @@ static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t ty
 		ret = push(m, &f);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/* True if the strings of im's symbol table of the given type hold one of
+ * the wanted substrings (a malformed table counts as holding them: add_syms
+ * then says what is wrong). */
+static int table_holds(const struct image *im, uint32_t type, const struct cs_elf_wanted *w)
+{
+	const Elf64_Sym *sym;
+	const char *str;
+	uint64_t strsize;
+	size_t n;
+	unsigned i;
+	int ret = sym_table(im, type, &sym, &n, &str, &strsize);
+
+	if (ret)
+		return ret < 0;
+	for (i = 0; i < w->n; i++) {
+		if (memmem(str, strsize, w->s[i], w->len[i]))
+			return 1;
 	}
 	return 0;
 }
@@ -436,22 +471,28 @@ static int join(char *out, const char *a, const char *b, const char *c)
 	return 0;
 }
 
-/* Uses path as m's debug file if it has a .symtab, and matches the module:
- * by CRC (check_crc) and by build-id when both have one.  Returns 0 when
- * its symbols were added, else -errno (m unchanged). */
+/* Uses path as m's debug file if it has a well-formed .symtab and matches
+ * the module: by CRC (check_crc) and by build-id when both have one.  Its
+ * symbols are added later (open_file).  Returns 0 when it became m->debug,
+ * else -errno (m unchanged). */
 static int try_debug(struct cs_elf_module *m, const char *path, int check_crc, uint32_t crc)
 {
 	uint8_t id[CS_BUILD_ID_MAX];
+	const Elf64_Sym *sym;
+	const char *str;
+	uint64_t strsize;
 	struct image im;
-	size_t before = m->nfuncs;
 	unsigned idlen;
+	size_t n;
 	int ret;
 
 	ret = map(path, &im);
 	if (ret)
 		return ret;
-	ret = -ENOENT;
-	if (!sec_by_type(&im, SHT_SYMTAB))
+	ret = sym_table(&im, SHT_SYMTAB, &sym, &n, &str, &strsize);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (ret)
 		goto fail;
 	ret = -ESTALE;
 	if (check_crc && crc32_of(im.p, im.size) != crc)
@@ -459,13 +500,9 @@ static int try_debug(struct cs_elf_module *m, const char *path, int check_crc, u
 	idlen = file_build_id(&im, id);
 	if (idlen && m->idlen && (idlen != m->idlen || memcmp(id, m->id, idlen)))
 		goto fail;
-	ret = add_syms(m, &im, SHT_SYMTAB, CS_SYM_DEBUG);
-	if (ret)
-		goto fail;
 	m->debug = im;
 	return 0;
 fail:
-	m->nfuncs = before;
 	unmap(&im);
 	return ret;
 }
@@ -660,7 +697,7 @@ static int read_phdrs(struct cs_elf_module *m, const Elf64_Phdr *ph, size_t phnu
 }
 
 static int open_file(const char *path, uint64_t base, const void *phdr, unsigned phnum,
-		     struct cs_elf_module **out)
+		     const struct cs_elf_wanted *wanted, struct cs_elf_module **out)
 {
 	struct cs_elf_module *m;
 	uint8_t id[CS_BUILD_ID_MAX];
@@ -690,15 +727,35 @@ static int open_file(const char *path, uint64_t base, const void *phdr, unsigned
 		memcpy(m->id, id, idlen);
 		m->idlen = idlen;
 	}
+	if (!sec_by_type(&m->file, SHT_SYMTAB) && debug_by_build_id(m) == -ENOMEM)
+		goto nomem;
+	if (!sec_by_type(&m->file, SHT_SYMTAB) && !m->debug.p && debug_by_link(m, path) == -ENOMEM)
+		goto nomem;
+	/* No name of the module can be wanted: its symbols are not read,
+	 * sorted or matched at all (most of a start-up's cost in modules
+	 * like libc with its debug file's 7,000 functions). */
+	ret = CS_ELF_UNWANTED;
+	if (wanted && !table_holds(&m->file, SHT_DYNSYM, wanted) &&
+	    !table_holds(&m->file, SHT_SYMTAB, wanted) &&
+	    !(m->debug.p && table_holds(&m->debug, SHT_SYMTAB, wanted)))
+		goto fail;
 	ret = add_syms(m, &m->file, SHT_DYNSYM, CS_SYM_DYNSYM);
 	if (!ret)
 		ret = add_syms(m, &m->file, SHT_SYMTAB, CS_SYM_SYMTAB);
 	if (ret)
 		goto fail;
-	if (!sec_by_type(&m->file, SHT_SYMTAB) && debug_by_build_id(m) == -ENOMEM)
-		goto nomem;
-	if (!sec_by_type(&m->file, SHT_SYMTAB) && !m->debug.p && debug_by_link(m, path) == -ENOMEM)
-		goto nomem;
+	if (m->debug.p) {
+		size_t before = m->nfuncs;
+
+		ret = add_syms(m, &m->debug, SHT_SYMTAB, CS_SYM_DEBUG);
+		if (ret == -ENOMEM)
+			goto nomem;
+		if (ret) {
+			/* A debug file's table that does not fit: without it. */
+			m->nfuncs = before;
+			unmap(&m->debug);
+		}
+	}
 	dedup(m);
 	*out = m;
 	return 0;
@@ -768,8 +825,8 @@ static int mapped_file(uint64_t addr, char *out)
 	return ret;
 }
 
-int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
-		struct cs_elf_module **out)
+int cs_elf_open_wanted(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		       const struct cs_elf_wanted *wanted, struct cs_elf_module **out)
 {
 	const Elf64_Phdr *ph = phdr;
 	uint64_t lo = UINT64_MAX;
@@ -779,8 +836,8 @@ int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnu
 
 	*out = NULL;
 	if (path && path[0])
-		return open_file(path, base, phdr, phnum, out);
-	ret = open_file("/proc/self/exe", base, phdr, phnum, out);
+		return open_file(path, base, phdr, phnum, wanted, out);
+	ret = open_file("/proc/self/exe", base, phdr, phnum, wanted, out);
 	if (ret != -ESTALE)
 		return ret;
 	/* Started as "ld.so prog": /proc/self/exe is ld.so, and the link map
@@ -794,9 +851,15 @@ int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnu
 		return -ENOMEM;
 	if (lo != UINT64_MAX &&
 	    !mapped_file((base + lo) & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1), real))
-		ret = open_file(real, base, phdr, phnum, out);
+		ret = open_file(real, base, phdr, phnum, wanted, out);
 	free(real);
 	return ret;
+}
+
+int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		struct cs_elf_module **out)
+{
+	return cs_elf_open_wanted(path, base, phdr, phnum, NULL, out);
 }
 
 void cs_elf_close(struct cs_elf_module *m)

@@ -467,33 +467,94 @@ static void patch_candidates(struct module_pass *mp)
 		munmap(region, size); /* nothing runs there */
 }
 
+/* What every function name a target pattern can match holds: its literal
+ * prefix.  Returns 0 when some pattern has none (a module is then always
+ * read) or an address target names this module; else fills w. */
+static int wanted_names(const struct module_pass *mp, struct cs_elf_wanted *w,
+			const char **s, size_t *len)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < cs_g.settings.ntargets; i++) {
+		const struct cs_target_pattern *p = &cs_g.settings.targets[i];
+		const char *plus = strrchr(p->glob, '+');
+
+		if (plus) {
+			char mod[CS_TARGET_NAME_MAX];
+
+			/* An address target: module+0xOFFSET. */
+			if ((size_t)(plus - p->glob) >= sizeof(mod))
+				continue;
+			memcpy(mod, p->glob, (size_t)(plus - p->glob));
+			mod[plus - p->glob] = '\0';
+			if (!fnmatch(mod, mp->base_name, 0))
+				return 0;
+			continue;
+		}
+		if (!p->literal)
+			return 0;
+		s[n] = p->glob;
+		len[n++] = p->literal;
+	}
+	w->s = s;
+	w->len = len;
+	w->n = n;
+	return 1;
+}
+
 static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info)
 {
+	const char *needle[CS_MAX_TARGET_PATTERNS];
+	size_t needle_len[CS_MAX_TARGET_PATTERNS];
+	struct cs_elf_wanted wanted;
 	const uint64_t *fde;
-	size_t nfde, i, j;
+	uint64_t *merged;
+	size_t nfde, i, j, k;
 	const char *slash;
 
-	if (cs_elf_open(mp->path, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, &mp->elf) < 0)
-		return;
 	slash = strrchr(*mp->path ? mp->path : cs_g.hdr_program, '/');
 	snprintf(mp->base_name, sizeof(mp->base_name), "%s",
 		 slash ? slash + 1 : (*mp->path ? mp->path : cs_g.hdr_program));
+	if (cs_elf_open_wanted(mp->path, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+			       wanted_names(mp, &wanted, needle, needle_len) ? &wanted : NULL,
+			       &mp->elf) != 0)
+		return;
 	mp->nranges = cs_elf_exec_ranges(mp->elf, mp->rlo, mp->rhi, MAX_RANGES);
 	if (cs_elf_each_func(mp->elf, collect, mp) < 0)
 		goto out;
-	nfde = cs_elf_fde_starts(mp->elf, &fde);
-	for (i = 0; i < nfde; i++)
-		push_start(mp, fde[i]);
 	address_targets(mp);
 	if (!mp->ncand)
 		goto out;
-	qsort(mp->starts, mp->nstarts, sizeof(*mp->starts), cmp_u64);
-	qsort(mp->cand, mp->ncand, sizeof(*mp->cand), cmp_candidate);
-	for (i = j = 0; i < mp->nstarts; i++) {
-		if (!j || mp->starts[j - 1] != mp->starts[i])
-			mp->starts[j++] = mp->starts[i];
+	/* Symbol starts came in address order (cs_elf_each_func) and the
+	 * FDE starts are sorted: one merge, not a sort (qsort here was 8% of
+	 * `ruby -e 1`'s instructions). */
+	nfde = cs_elf_fde_starts(mp->elf, &fde);
+	merged = malloc((mp->nstarts + nfde + 1) * sizeof(*merged));
+	if (!merged)
+		goto out;
+	for (i = j = k = 0; i < mp->nstarts || k < nfde;) {
+		uint64_t a = k == nfde || (i < mp->nstarts && mp->starts[i] < fde[k]) ? mp->starts[i++]
+										     : fde[k++];
+
+		if (!j || merged[j - 1] != a)
+			merged[j++] = a;
 	}
+	free(mp->starts);
+	mp->starts = merged;
 	mp->nstarts = j;
+	/* next_start's binary search needs order: were the inputs not
+	 * sorted after all, sort. */
+	for (i = 1; i < j && merged[i - 1] < merged[i]; i++)
+		;
+	if (i < j) {
+		qsort(merged, j, sizeof(*merged), cmp_u64);
+		for (i = k = 0; i < j; i++) {
+			if (!k || merged[k - 1] != merged[i])
+				merged[k++] = merged[i];
+		}
+		mp->nstarts = k;
+	}
+	qsort(mp->cand, mp->ncand, sizeof(*mp->cand), cmp_candidate);
 	patch_candidates(mp);
 out:
 	if (mp->have_branches)

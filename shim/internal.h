@@ -299,6 +299,20 @@ struct cs_elf_module;
  * differs from the loaded image's, -ENOMEM, or open(2)'s error. */
 int cs_elf_open(const char *path, uint64_t base, const void *phdr, unsigned phnum,
 		struct cs_elf_module **out);
+/* Substrings every wanted function name holds (target patterns' literal
+ * prefixes): s[i] is len[i] bytes long. */
+struct cs_elf_wanted {
+	const char *const *s;
+	const size_t *len;
+	unsigned n;
+};
+#define CS_ELF_UNWANTED 1
+/* cs_elf_open, but when none of the module's symbol tables (.dynsym,
+ * .symtab, the debug file's .symtab) has a wanted substring in its strings
+ * returns CS_ELF_UNWANTED with *out NULL and reads no symbol.  wanted NULL:
+ * every module is wanted. */
+int cs_elf_open_wanted(const char *path, uint64_t base, const void *phdr, unsigned phnum,
+		       const struct cs_elf_wanted *wanted, struct cs_elf_module **out);
 /* Unmaps and frees m (NULL is fine); names given out die with it. */
 void cs_elf_close(struct cs_elf_module *m);
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
@@ -390,8 +404,10 @@ int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out
 
 /* ---- branchscan.c: direct branch targets of a whole module ---- */
 struct cs_branch_set {
-	uint64_t *addr; /* run-time addresses, sorted, unique (malloc'd) */
+	const uint64_t *off; /* offsets from base, sorted, unique */
 	size_t n;
+	uint64_t base; /* the module's load bias: address i is base + off[i] */
+	uint64_t *owned; /* off when not cached (freed by cs_branches_free) */
 };
 /* Decodes the executable ranges [lo[i], hi[i]) of a loaded module (live,
  * readable memory) linearly, restarting at each function start in starts
@@ -402,7 +418,8 @@ struct cs_branch_set {
  * bias: in memory, and when disk is set, in
  * ${XDG_CACHE_HOME:-$HOME/.cache}/cacheshim/branches-<build-id>.bin (a
  * missing, corrupt or unwritable cache silently means scanning).  Returns
- * 0 and *out (free with cs_branches_free), or -ENOMEM. */
+ * 0 and *out (release with cs_branches_free; a cached set's offsets live
+ * until cs_branches_forget), or -ENOMEM. */
 int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
 			    const uint64_t *starts, size_t nstarts, uint64_t base,
 			    const uint8_t *build_id, unsigned build_id_len, int disk,
@@ -414,7 +431,7 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs_branch_set *out);
 /* True if some branch target lies in (lo, hi): strictly inside. */
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi);
-/* Frees s's addresses and empties it (a second call does nothing). */
+/* Releases s and empties it (a second call does nothing). */
 void cs_branches_free(struct cs_branch_set *s);
 /* Drops the in-memory cache (tests; a module rescanned after this is read
  * from disk or scanned again). */

@@ -53,7 +53,7 @@ static int same(const struct cs_branch_set *s, const uint8_t *buf, const uint64_
 	if (s->n != n)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (s->addr[i] != (uint64_t)(uintptr_t)buf + want[i])
+		if ((s->base + s->off[i]) != (uint64_t)(uintptr_t)buf + want[i])
 			return 0;
 	return 1;
 }
@@ -67,7 +67,7 @@ static void test_targets(void)
 	CU_ASSERT_EQUAL_FATAL(scan(code, NULL, 0, 0, 1, &s), 0);
 	CU_ASSERT_TRUE(same(&s, code, code_targets, N(code_targets)));
 	cs_branches_free(&s);
-	CU_ASSERT_PTR_NULL(s.addr);
+	CU_ASSERT_PTR_NULL(s.off);
 	CU_ASSERT_EQUAL_FATAL(scan(code, NULL, 0, 0, 0, &s), 0);
 	CU_ASSERT_TRUE(same(&s, code, code_targets_nostart, N(code_targets_nostart)));
 	cs_branches_free(&s);
@@ -76,13 +76,18 @@ static void test_targets(void)
 static void test_inside(void)
 {
 	uint64_t a[] = {10, 20, 30};
-	struct cs_branch_set s = {a, 3};
-	struct cs_branch_set none = {NULL, 0};
+	struct cs_branch_set s = {.off = a, .n = 3};
+	struct cs_branch_set none = {.off = NULL, .n = 0};
+	/* Offsets from a load bias: address = base + offset. */
+	struct cs_branch_set based = {.off = a, .n = 3, .base = 0x400000};
 
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 10, 20)); /* ends excluded */
 	CU_ASSERT_TRUE(cs_branches_inside(&s, 10, 21));
 	CU_ASSERT_TRUE(cs_branches_inside(&s, 9, 11));
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 0, 10));
+	CU_ASSERT_TRUE(cs_branches_inside(&based, 0x400000 + 19, 0x400000 + 21));
+	CU_ASSERT_FALSE(cs_branches_inside(&based, 19, 21));
+	CU_ASSERT_FALSE(cs_branches_inside(&based, 0x400000 + 20, 0x400000 + 30));
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 30, 100));
 	CU_ASSERT_TRUE(cs_branches_inside(&s, 29, 100));
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 21, 29));
@@ -221,8 +226,8 @@ static void test_random(void)
 		int in = 0;
 
 		for (j = 0; j < 2; j++)
-			in |= s.addr[i] >= lo[j] && s.addr[i] < hi[j];
-		bad += !in || (i && s.addr[i] <= s.addr[i - 1]);
+			in |= (s.base + s.off[i]) >= lo[j] && (s.base + s.off[i]) < hi[j];
+		bad += !in || (i && (s.base + s.off[i]) <= (s.base + s.off[i - 1]));
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 	cs_branches_free(&s);
@@ -274,8 +279,8 @@ static void test_module(void)
 			      0);
 	CU_ASSERT(s.n > 100);
 	for (i = 0; i < s.n; i++) {
-		found += s.addr[i] == known;
-		CU_ASSERT(i == 0 || s.addr[i] > s.addr[i - 1]);
+		found += (s.base + s.off[i]) == known;
+		CU_ASSERT(i == 0 || (s.base + s.off[i]) > (s.base + s.off[i - 1]));
 	}
 	CU_ASSERT_EQUAL(found, 1);
 	CU_ASSERT_TRUE(cs_branches_inside(&s, known - 1, known + 1));

@@ -190,6 +190,29 @@ static void test_self(void)
 	CU_ASSERT_EQUAL(lookup(m2, NULL).total, h.total);
 	CU_ASSERT_TRUE(h.total > 10);
 	cs_elf_close(m2);
+
+	/* Wanted names: a module none of whose symbol names holds one is not
+	 * read; one that has it anywhere (.dynsym, .symtab; a suffix of a
+	 * longer string too) is read whole. */
+	{
+		const char *s[] = {"zz_not_a_symbol_here", "twin_oth", "elf_static"};
+		size_t len[] = {20, 8, 10};
+		struct cs_elf_wanted only_absent = {s, len, 1}, with_twin = {s, len, 2},
+				     with_static = {s + 2, len + 2, 1};
+
+		m2 = (struct cs_elf_module *)1;
+		CU_ASSERT_EQUAL(cs_elf_open_wanted("", t.base, t.phdr, t.phnum, &only_absent, &m2),
+				CS_ELF_UNWANTED);
+		CU_ASSERT_PTR_NULL(m2);
+		CU_ASSERT_EQUAL_FATAL(
+			cs_elf_open_wanted("", t.base, t.phdr, t.phnum, &with_twin, &m2), 0);
+		CU_ASSERT_EQUAL(lookup(m2, NULL).total, h.total);
+		cs_elf_close(m2);
+		CU_ASSERT_EQUAL_FATAL(
+			cs_elf_open_wanted("", t.base, t.phdr, t.phnum, &with_static, &m2), 0);
+		CU_ASSERT_EQUAL(lookup(m2, "elf_static_probe").n, 1);
+		cs_elf_close(m2);
+	}
 	cs_elf_close(m);
 	cs_elf_close(NULL);
 }
@@ -369,6 +392,21 @@ static void test_debug_files(void)
 	CU_ASSERT_EQUAL_FATAL(cs_elf_open(bin, t.base, t.phdr, t.phnum, &m), 0);
 	CU_ASSERT_EQUAL(lookup(m, "elf_static_probe").n, 1);
 	cs_elf_close(m);
+	/* A name only the debug file's .symtab has is wanted there. */
+	{
+		const char *s[] = {"no_such_function_at_all", "elf_static_pr"};
+		size_t len[] = {23, 13};
+		struct cs_elf_wanted w = {s, len, 2}, none = {s, len, 1};
+
+		CU_ASSERT_EQUAL_FATAL(cs_elf_open_wanted(bin, t.base, t.phdr, t.phnum, &w, &m), 0);
+		CU_ASSERT_EQUAL(lookup(m, "elf_static_probe").n, 1);
+		CU_ASSERT_EQUAL(lookup(m, "elf_static_probe").f[0].source, CS_SYM_DEBUG);
+		cs_elf_close(m);
+		m = (struct cs_elf_module *)1;
+		CU_ASSERT_EQUAL(cs_elf_open_wanted(bin, t.base, t.phdr, t.phnum, &none, &m),
+				CS_ELF_UNWANTED);
+		CU_ASSERT_PTR_NULL(m);
+	}
 	/* A debug file whose CRC does not match the link: not used. */
 	CU_ASSERT_EQUAL(sh("rm %s%s/prog.debug && cp %s/prog.debug %s/bin/ && "
 			   "echo x >> %s/bin/prog.debug",
