@@ -20,12 +20,12 @@ LOOKUPS=${LOOKUPS:-20000}
 OUTDIR=${OUTDIR:-$rel/cacheshim.out.d}
 TARGETS=rb_hash_aref,rb_st_lookup
 EVENTS=tsc,perf::PAGE-FAULTS
-# With a hardware PMU these are added.
-# TODO(@cache): add the "@cache" preset here once event presets exist (the
-# cache-miss events of the CPU's own PMU family).  The generic
+# With a hardware PMU these are added: cycles, instructions and the
+# @cache preset (this CPU's own cache-miss events, with the formulas that
+# combine them: L1D-misses, L2-hit-ratio, ...; `cacheshim list @cache`).
 # perf::PERF_COUNT_HW_CACHE_MISSES is left out on purpose: what it counts
 # differs from CPU to CPU.
-PMU_EVENTS=perf::CYCLES,perf::INSTRUCTIONS
+PMU_EVENTS=perf::CYCLES,perf::INSTRUCTIONS,@cache
 
 die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -83,82 +83,7 @@ echo
 echo "Per call, $LOOKUPS random hits per size; tsc in TSC ticks:"
 for n in $SIZES; do
 	echo "$n $OUTDIR/size-$n.function.csv $OUTDIR/size-$n.callsite.csv"
-done | awk -v events="$EVENTS" -v lookups="$LOOKUPS" -v outdir="$OUTDIR" '
-function csv(line, f,    n, i, c, q, cur) {
-	sub(/\r$/, "", line)
-	n = 0; cur = ""; q = 0
-	for (i = 1; i <= length(line); i++) {
-		c = substr(line, i, 1)
-		if (q) {
-			if (c == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ }
-			else if (c == "\"") q = 0
-			else cur = cur c
-		} else if (c == "\"") q = 1
-		else if (c == ",") { f[++n] = cur; cur = "" }
-		else cur = cur c
-	}
-	f[++n] = cur
-	return n
-}
-# Calls fn(row) for each data row of file; the header names the columns.
-function load(file, which,    line, nf, i, f, col, hdr) {
-	hdr = 1
-	while ((getline line < file) > 0) {
-		nf = csv(line, f)
-		if (hdr) { for (i = 1; i <= nf; i++) col[f[i]] = i; hdr = 0; continue }
-		take(which, f[col["function"]], f[col["event"]], f[col["calls"]],
-		     f[col["mean"]], f[col["p50"]], f[col["p99"]])
-	}
-	close(file)
-}
-function take(which, fn, e, calls, mean, p50, p99) {
-	if (which == "function" && fn == "rb_hash_aref") {
-		if (e == "tsc") {
-			row["calls"] = calls; row["mean"] = mean
-			row["p50"] = p50; row["p99"] = p99
-		} else
-			row["ev:" e] = mean
-	} else if (which == "callsite" && fn == "rb_st_lookup" && e == "tsc" &&
-		   calls + 0 > row["st_calls"] + 0) {
-		row["st_calls"] = calls; row["st_mean"] = mean
-		row["st_p50"] = p50; row["st_p99"] = p99
-	}
-}
-function val(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
-function width(name) { return length(name) + 5 > 12 ? length(name) + 5 : 12 }
-BEGIN {
-	m = split(events, all, ",")
-	for (i = 1; i <= m; i++)
-		if (all[i] != "tsc") { ev[++nev] = all[i]; t = all[i]; sub(/^perf::/, "", t); evname[nev] = t }
-	printf "%9s %7s %6s %6s %6s", "", "", "", "", ""
-	for (i = 1; i <= nev; i++) printf " %*s", width(evname[i]), ""
-	printf "  %s\n", "rb_st_lookup in h[k]"
-	printf "%9s %7s %6s %6s %6s", "size", "calls", "tsc", "p50", "p99"
-	for (i = 1; i <= nev; i++) printf " %*s", width(evname[i]), evname[i] "/call"
-	printf "  %7s %6s %6s %6s\n", "calls", "tsc", "p50", "p99"
-}
-{
-	split("", row)
-	load($2, "function")
-	load($3, "callsite")
-	if (row["st_calls"] + 0 < lookups + 0) split("", st)
-	else { st["calls"] = row["st_calls"]; st["mean"] = row["st_mean"]; st["p50"] = row["st_p50"]; st["p99"] = row["st_p99"] }
-	if (row["calls"] == "") bad = bad " " $1
-	printf "%9d %7s %6s %6s %6s", $1, val(row["calls"], "%.0f"), val(row["mean"], "%.0f"),
-	       val(row["p50"], "%.0f"), val(row["p99"], "%.0f")
-	for (i = 1; i <= nev; i++)
-		printf " %*s", width(evname[i]), val(row["ev:" ev[i]], "%.3f")
-	printf "  %7s %6s %6s %6s\n", ("calls" in st) ? st["calls"] : "0",
-	       val(st["mean"], "%.0f"), val(st["p50"], "%.0f"), val(st["p99"], "%.0f")
-}
-END {
-	print "The first columns are rb_hash_aref (tsc = mean); its time includes the"
-	print "rb_st_lookup call inside it (Hashes of more than 8 entries) and the counter"
-	print "reads cacheshim makes around that call.  The last columns are that"
-	print "rb_st_lookup call alone: the hash table probe."
-	if (bad != "")
-		printf "no rb_hash_aref calls recorded for size%s (see %s/log-*.txt)\n", bad, outdir
-}'
+done | awk -v lookups="$LOOKUPS" -v outdir="$OUTDIR" -f "$here/table.awk"
 
 # One run, the Hash growing: h[k] over time.  Every call is in a window of
 # calls (cacheshim keeps 256 windows per thread and function, doubling
