@@ -36,17 +36,14 @@ struct cache_header {
 
 _Static_assert(sizeof(struct cache_header) == 96, "cache file header layout");
 
-/* In-memory cache: one entry per build-id seen.  Its offsets are either
- * malloc'd (a scan) or inside the mapped disk file (map, maplen); branch
- * sets point into them until cs_branches_forget. */
+/* In-memory cache: one entry per build-id scanned (malloc'd offsets);
+ * branch sets point into them until cs_branches_forget. */
 struct mem_entry {
 	struct mem_entry *next;
 	uint8_t id[BUILD_ID_MAX];
 	unsigned id_len;
-	const uint64_t *off;
+	uint64_t *off;
 	size_t n;
-	void *map;
-	size_t maplen;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -451,36 +448,20 @@ static struct mem_entry *mem_find(const uint8_t *id, unsigned id_len)
 	return NULL;
 }
 
-static void mem_free(struct mem_entry *e)
-{
-	if (e->map)
-		munmap(e->map, e->maplen);
-	else
-		free((void *)e->off);
-	free(e);
-}
-
-/* Remembers offsets for id, taking ownership of off (malloc'd) or of the
- * mapping map/maplen (off inside it).  Returns the entry, or NULL (memory
- * short: both freed). */
-static struct mem_entry *mem_add(const uint8_t *id, unsigned id_len, const uint64_t *off, size_t n,
-				 void *map, size_t maplen)
+/* Remembers offsets for id, taking ownership of off (malloc'd).  Returns
+ * the entry, or NULL (memory short: off freed). */
+static struct mem_entry *mem_add(const uint8_t *id, unsigned id_len, uint64_t *off, size_t n)
 {
 	struct mem_entry *e = calloc(1, sizeof(*e));
 
 	if (!e) {
-		if (map)
-			munmap(map, maplen);
-		else
-			free((void *)off);
+		free(off);
 		return NULL;
 	}
 	memcpy(e->id, id, id_len);
 	e->id_len = id_len;
 	e->off = off;
 	e->n = n;
-	e->map = map;
-	e->maplen = maplen;
 	e->next = mem_cache;
 	mem_cache = e;
 	return e;
@@ -510,16 +491,23 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 	if (build_id_len) {
 		pthread_mutex_lock(&cache_lock);
 		e = mem_find(build_id, build_id_len);
-		if (!e && disk &&
-		    !disk_read(build_id, build_id_len, base, lo, hi, nranges, &map, &maplen))
-			e = mem_add(build_id, build_id_len,
-				    (const uint64_t *)((const struct cache_header *)map + 1),
-				    ((const struct cache_header *)map)->count, map, maplen);
 		if (e)
 			use(out, e, base);
 		pthread_mutex_unlock(&cache_lock);
 		if (e)
 			return 0;
+		/* The disk file's mapping belongs to this set alone and is
+		 * unmapped with it, at the end of the patching pass: a mapping
+		 * kept for later passes would turn someone truncating the file
+		 * meanwhile into a SIGBUS in the program. */
+		if (disk && !disk_read(build_id, build_id_len, base, lo, hi, nranges, &map, &maplen)) {
+			out->off = (const uint64_t *)((const struct cache_header *)map + 1);
+			out->n = ((const struct cache_header *)map)->count;
+			out->base = base;
+			out->map = map;
+			out->maplen = maplen;
+			return 0;
+		}
 	}
 	err = scan(lo, hi, nranges, starts, nstarts, &v);
 	if (err) {
@@ -546,7 +534,7 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 	if (e)
 		free(v.v); /* another thread's pass got there first */
 	else
-		e = mem_add(build_id, build_id_len, v.v, v.n, NULL, 0);
+		e = mem_add(build_id, build_id_len, v.v, v.n);
 	if (e)
 		use(out, e, base);
 	pthread_mutex_unlock(&cache_lock);
@@ -579,6 +567,8 @@ int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi)
 void cs_branches_free(struct cs_branch_set *s)
 {
 	free(s->owned);
+	if (s->map)
+		munmap(s->map, s->maplen);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -589,7 +579,8 @@ void cs_branches_forget(void)
 	pthread_mutex_lock(&cache_lock);
 	for (e = mem_cache; e; e = next) {
 		next = e->next;
-		mem_free(e);
+		free(e->off);
+		free(e);
 	}
 	mem_cache = NULL;
 	pthread_mutex_unlock(&cache_lock);

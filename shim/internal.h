@@ -408,6 +408,9 @@ struct cs_branch_set {
 	size_t n;
 	uint64_t base; /* the module's load bias: address i is base + off[i] */
 	uint64_t *owned; /* off when not cached (freed by cs_branches_free) */
+	void *map; /* the disk cache file mapped, off inside it (unmapped by
+		    * cs_branches_free) */
+	size_t maplen;
 };
 /* Decodes the executable ranges [lo[i], hi[i]) of a loaded module (live,
  * readable memory) linearly, restarting at each function start in starts
@@ -418,8 +421,8 @@ struct cs_branch_set {
  * bias: in memory, and when disk is set, in
  * ${XDG_CACHE_HOME:-$HOME/.cache}/cacheshim/branches-<build-id>.bin (a
  * missing, corrupt or unwritable cache silently means scanning).  Returns
- * 0 and *out (release with cs_branches_free; a cached set's offsets live
- * until cs_branches_forget), or -ENOMEM. */
+ * 0 and *out (release with cs_branches_free; a set cached in memory
+ * stays valid until cs_branches_forget), or -ENOMEM. */
 int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nranges,
 			    const uint64_t *starts, size_t nstarts, uint64_t base,
 			    const uint8_t *build_id, unsigned build_id_len, int disk,

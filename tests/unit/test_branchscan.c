@@ -151,6 +151,16 @@ static void test_cache(void)
 	cs_branches_forget();
 	CU_ASSERT_EQUAL(scan(a, build_id, sizeof(build_id), 1, 1, &s), 0);
 	CU_ASSERT_TRUE(same(&s, a, code_targets, N(code_targets)));
+	CU_ASSERT_PTR_NOT_NULL(s.map);
+	cs_branches_free(&s);
+	CU_ASSERT_PTR_NULL(s.map);
+
+	/* what came from disk is not kept in memory (its mapping is gone with
+	 * the set): the file, cut short now, is read again, found bad, and a
+	 * scanned again */
+	CU_ASSERT_EQUAL(truncate(path, 20), 0);
+	CU_ASSERT_EQUAL(scan(a, build_id, sizeof(build_id), 1, 1, &s), 0);
+	CU_ASSERT_TRUE(same(&s, a, mutated_targets, N(mutated_targets)));
 	cs_branches_free(&s);
 
 	/* a damaged body is ignored: scanned again (and rewritten) */
