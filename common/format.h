@@ -159,7 +159,14 @@ struct cs_thread_block {
 	uint32_t flags;
 	uint32_t events_open; /* bitmask: events that opened in this thread */
 	uint32_t reserved;
+	/* TSC ticks the shim's own set-up took inside measured calls of this
+	 * thread (new call sites and blocks, window merges), already taken off
+	 * those calls' `tsc` values.  Absent (block of
+	 * CS_THREAD_BLOCK_MIN_SIZE bytes) in files of earlier writers. */
+	uint64_t setup_ticks;
 };
+
+#define CS_THREAD_BLOCK_MIN_SIZE 24u
 
 /* Histogram: values 0..CS_HIST_EXACT-1 get a bucket each; above, every
  * power of two [2^k, 2^(k+1)) is split into 2^CS_HIST_SUB_BITS equal

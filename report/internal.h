@@ -250,6 +250,7 @@ struct cs_file_info {
 	uint64_t lost_calls;
 	uint64_t tsc_hz;
 	uint64_t session;
+	uint64_t setup_ticks; /* its threads' cs_thread_block.setup_ticks */
 };
 
 struct cs_row_key {
@@ -330,6 +331,7 @@ struct cs_report {
 	uint64_t calls, entered, dropped;
 	uint64_t not_returned; /* sum over sites of entered - calls - dropped */
 	uint64_t lost_calls;
+	uint64_t setup_ticks; /* the shim's set-up inside measured calls */
 	/* Per event: the calls of the calibration target (CS_HOOK_CALIBRATION),
 	 * the cost of the measurement itself.  Not in rows. */
 	struct cs_agg **calib;

@@ -450,6 +450,7 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 static int add_file_info(struct cs_report *r, const struct cs_file *f)
 {
 	struct cs_file_info *fi, *nf;
+	size_t i;
 
 	nf = realloc(r->files, (r->nfiles + 1) * sizeof(*nf));
 	if (!nf)
@@ -466,8 +467,13 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 	fi->lost_calls = f->hdr->lost_calls;
 	fi->tsc_hz = f->hdr->tsc_hz;
 	fi->session = f->hdr->session;
+	/* Thread blocks of earlier writers are shorter: no such field. */
+	for (i = 0; i < f->nthreads; i++)
+		if (f->threads[i]->hdr.size >= sizeof(struct cs_thread_block))
+			fi->setup_ticks += f->threads[i]->setup_ticks;
 	r->nfiles++;
 	r->lost_calls += f->hdr->lost_calls;
+	r->setup_ticks += fi->setup_ticks;
 	return 0;
 }
 

@@ -307,6 +307,8 @@ static void jheader(FILE *out, const struct cs_report *r)
 		ju64(out, "tsc_hz", fi->tsc_hz);
 		fputc(',', out);
 		ju64(out, "session", fi->session);
+		fputc(',', out);
+		ju64(out, "setup_ticks", fi->setup_ticks);
 		fputc('}', out);
 	}
 	fputs("],\"events\":[", out);
@@ -338,6 +340,8 @@ static void jheader(FILE *out, const struct cs_report *r)
 	ju64(out, "not_returned", r->not_returned);
 	fputc(',', out);
 	ju64(out, "lost_calls", r->lost_calls);
+	fputc(',', out);
+	ju64(out, "setup_ticks", r->setup_ticks);
 	fputc('}', out);
 }
 

@@ -94,6 +94,12 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 	if (shown)
 		fprintf(out, " (median per call around an empty function%s)\n",
 			r->subtract_overhead ? ", subtracted below" : "");
+	/* Nested calls' new sites and blocks were made inside the calls
+	 * around them: said, since those calls' tsc is lower by it. */
+	if (r->setup_ticks)
+		fprintf(out, "set-up:   %s TSC ticks spent by the shim making call sites and "
+			"blocks, taken off the tsc of the calls they ran inside\n",
+			cs_util_u128(r->setup_ticks, b1, sizeof(b1)));
 }
 
 static void cut(char *s, int truncate)

@@ -408,7 +408,7 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 			return push(vs, s);
 		return 0;
 	case CS_BLOCK_THREAD:
-		if (b->size < sizeof(struct cs_thread_block)) {
+		if (b->size < CS_THREAD_BLOCK_MIN_SIZE) {
 			damage(f, "thread block at offset %llu: too small (%u bytes)", (ull)off,
 			       b->size);
 			return 0;

@@ -245,6 +245,7 @@ HOT void begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *si
 
 	f->site = site;
 	f->generation = cs_g.generation;
+	f->stolen0 = t->stolen;
 	inc64(&site->entered);
 	/* Never copy past the top of the thread's own stack (a fault); on other
 	 * stacks (fibers) the whole window is copied.  One unsigned compare
@@ -527,12 +528,23 @@ static __attribute__((noinline)) uint64_t exit_any(struct cs_thread *t, struct c
 uint64_t cs_hot_exit(struct cs_frame *f)
 {
 	struct cs_thread *t = cs_tls_thread;
+	uint64_t stolen;
 
 	/* A forked child returning from a call its parent began (fork itself,
 	 * or a target that forked): that call's site, counters and file are
 	 * the parent's. */
 	if (__builtin_expect(f->generation != cs_g.generation, 0))
 		return 0;
+	/* The shim's own set-up that ran inside this call (a nested call's
+	 * new call site or block, a window merge) is not the call's cost: its
+	 * ticks come off the call's `tsc`, here, once, before any value is
+	 * taken from the frame. */
+	stolen = t->stolen - f->stolen0;
+	if (__builtin_expect(stolen != 0, 0)) {
+		uint64_t d = f->tsc_end - f->tsc_start;
+
+		f->tsc_start += stolen < d ? stolen : d;
+	}
 	if (__builtin_expect(t->group_fd < 0 && cs_g.nevents == 1 && cs_g.tsc_index == 0, 1))
 		return exit_tsc(t, f);
 	return exit_any(t, f);

@@ -117,10 +117,12 @@ struct cs_frame {
 	uint64_t child[CS_MAX_EVENTS]; /* inclusive values of nested calls */
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
+	uint64_t stolen0; /* the thread's set-up ticks when measuring began */
+	uint64_t spare; /* keeps the frame a multiple of 16 bytes */
 	uint64_t generation; /* cs_g.generation when measuring began (last slot) */
 };
 
-#define CS_FRAME_SIZE 0x2a0u
+#define CS_FRAME_SIZE 0x2b0u
 _Static_assert(sizeof(struct cs_frame) == CS_FRAME_SIZE, "cs_frame layout");
 _Static_assert(offsetof(struct cs_frame, target_addr) == 0x48, "frame");
 _Static_assert(offsetof(struct cs_frame, copy_qwords) == 0x50, "frame");
@@ -181,6 +183,12 @@ struct cs_thread {
 	int rdpmc; /* every member's mmap page allows rdpmc */
 	void *pages[CS_MAX_EVENTS]; /* perf mmap pages (rdpmc only) */
 	uint64_t stack_lo, stack_hi; /* this thread's stack */
+	/* TSC ticks the shim's own slow paths took on this thread (new call
+	 * sites, blocks, window merges): taken off the `tsc` value of every
+	 * measured call they ran inside (a nested call's set-up is not the
+	 * enclosing call's cost).  Also kept in the thread's report block. */
+	uint64_t stolen;
+	struct cs_thread_block *block;
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
 	struct cs_series_block **series; /* by target index; NULL: series off */

@@ -111,6 +111,7 @@ static struct cs_thread *thread_create(void)
 		for (unsigned i = 0; i < t->nperf; i++)
 			b->events_open |= 1u << t->perf_event[i];
 		cs_output_publish(b, CS_BLOCK_THREAD);
+		t->block = b;
 	}
 	pthread_setspecific(thread_key, t);
 	t->ready = 1;
@@ -258,8 +259,31 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	return b;
 }
 
+static inline uint64_t ticks(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Adds the ticks since t0 to the thread's set-up total: cs_hot_exit takes
+ * them off every measured call they ran inside.  One add instruction, so a
+ * signal handler's slow path meanwhile adds its own without loss. */
+static void account(struct cs_thread *t, uint64_t t0)
+{
+	uint64_t d = ticks() - t0;
+
+	if (!t || t == &disabled_thread)
+		return;
+	__asm__ volatile("addq %1, %0" : "+m"(t->stolen) : "r"(d) : "cc");
+	if (t->block)
+		__atomic_store_n(&t->block->setup_ticks, t->stolen, __ATOMIC_RELAXED);
+}
+
 uint64_t cs_thread_enter_slow(struct cs_frame *f)
 {
+	uint64_t t0 = ticks();
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
@@ -291,10 +315,14 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	if (!site)
 		goto pass;
 	errno = saved_errno;
+	/* Before begin: this call's own set-up is not inside its bracket. */
+	account(t, t0);
 	cs_hot_begin(t, f, site);
 	cs_tls_guard--;
 	return CS_ENTER_MEASURE;
 pass:
+	if (t)
+		account(t, t0);
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
@@ -474,6 +502,7 @@ static void merge_windows(struct cs_series_block *sb)
 
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
+	uint64_t t0 = ticks();
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site = f->site;
 
@@ -495,6 +524,9 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			t->series_busy = 0;
 		}
 	}
+	/* This call's values were taken already (cs_hot_exit): the time
+	 * above comes off the calls around it only. */
+	account(t, t0);
 	cs_hot_record(t, f);
 	return 0;
 }

@@ -26,7 +26,7 @@
  * the shim never uses).
  */
 
-#define FS 0x2a0 /* CS_FRAME_SIZE */
+#define FS 0x2b0 /* CS_FRAME_SIZE */
 #define F(off) ((off) - FS)(%rbp)
 #define F_RDI F(0x00)
 #define F_RSI F(0x08)

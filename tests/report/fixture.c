@@ -150,13 +150,21 @@ size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *wh
 
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open)
 {
+	fx_thread_setup(f, tid, events_open, 0, sizeof(struct cs_thread_block));
+}
+
+void fx_thread_setup(struct fx *f, uint32_t tid, uint32_t events_open, uint64_t setup_ticks,
+		     uint32_t size)
+{
 	struct cs_thread_block *t;
 	size_t off;
 
-	off = fx_block(f, CS_BLOCK_THREAD, sizeof(*t));
+	off = fx_block(f, CS_BLOCK_THREAD, size);
 	t = fx_at(f, off);
 	t->tid = tid;
 	t->events_open = events_open;
+	if (size >= sizeof(*t))
+		t->setup_ticks = setup_ticks;
 }
 
 size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uint64_t offset,

@@ -49,6 +49,10 @@ uint32_t fx_target_at(struct fx *f, const char *name, uint32_t module, uint64_t 
 size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *why);
 /* Adds a thread block. */
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open);
+/* A thread block of size bytes (CS_THREAD_BLOCK_MIN_SIZE: as earlier
+ * writers made it, without setup_ticks). */
+void fx_thread_setup(struct fx *f, uint32_t tid, uint32_t events_open, uint64_t setup_ticks,
+		     uint32_t size);
 /* Adds a site block with header.nevents stats.  Returns its offset. */
 size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uint64_t offset,
 	       uint64_t key);

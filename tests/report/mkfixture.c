@@ -710,6 +710,27 @@ static int fake_shim(int status)
 	return status;
 }
 
+/* setup.rpt: the shim's set-up time, in a thread block as written now
+ * (1234 ticks) and in one of an earlier writer's size (no such field). */
+static int setup(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	uint32_t prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	uint32_t tm = fx_target(f, "malloc", prog, 0, CS_HOOK_GOT);
+	size_t s;
+	int ret;
+
+	fx_thread_setup(f, 100, 3, 1234, sizeof(struct cs_thread_block));
+	fx_thread_setup(f, 101, 3, 999, CS_THREAD_BLOCK_MIN_SIZE);
+	s = fx_site(f, tm, 100, prog, 0x1234, CS_KEY_NONE);
+	call2(f, s, 10, 0);
+	s = fx_site(f, tm, 101, prog, 0x1234, CS_KEY_NONE);
+	call2(f, s, 20, 0);
+	ret = fx_write(f, out("setup.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fx *f;
@@ -737,6 +758,7 @@ int main(int argc, char **argv)
 	ret |= classes();
 	ret |= escape();
 	ret |= targets();
+	ret |= setup();
 	/* Keep the compiler from folding the function away. */
 	if (fx_known_function(argc) == 12345)
 		puts("?");

@@ -39,9 +39,9 @@ expect_err $LINENO "$T/version.rpt: unsupported format version 2"
 
 # LINE FILE MESSAGE CSV-LINES-KEPT (data lines)
 damaged=(
-	$LINENO blocksize.rpt "damaged: block at offset 42056: bad size 12 (must be a multiple of 8, at least 8)" 2
-	$LINENO dangling.rpt "damaged: site block at offset 42056 refers to target 42, which does not exist" 6
-	$LINENO truncated.rpt "damaged: truncated: the header says 97880 bytes are used, the file has 88880 (and 1 more problem)" 6
+	$LINENO blocksize.rpt "damaged: block at offset 42072: bad size 12 (must be a multiple of 8, at least 8)" 2
+	$LINENO dangling.rpt "damaged: site block at offset 42072 refers to target 42, which does not exist" 6
+	$LINENO truncated.rpt "damaged: truncated: the header says 97896 bytes are used, the file has 88896 (and 1 more problem)" 6
 )
 for ((i = 0; i < ${#damaged[@]}; i += 4)); do
 	line=${damaged[i]} file=$T/${damaged[i + 1]} msg=${damaged[i + 2]}

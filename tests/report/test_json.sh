@@ -173,4 +173,24 @@ for f in json html; do
 	done
 done
 
+# The shim's set-up time: the thread blocks' sum, per file and in all; a
+# thread block of an earlier writer's size has none and is no damage.
+json setup "$T/setup.rpt"
+expect_status $LINENO 0
+expect_no_err $LINENO
+"$PY" - "$T/setup.json" <<'END' || fail $LINENO "setup_ticks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d["files"][0]["setup_ticks"] == 1234 and d["totals"]["setup_ticks"] == 1234
+if not ok:
+    print(d["files"][0].get("setup_ticks"), d["totals"].get("setup_ticks"))
+sys.exit(0 if ok else 1)
+END
+run_cmd "$CS_CMD" report "$T/setup.rpt"
+expect_status $LINENO 0
+expect_no_err $LINENO
+expect_line $LINENO "$T/out" "set-up:   1234 TSC ticks spent by the shim making call sites and blocks, taken off the tsc of the calls they ran inside"
+run_cmd "$CS_CMD" report "$T/basic.rpt"
+grep -q '^set-up:' "$T/out" && fail $LINENO "a set-up line without set-up time"
+
 finish
