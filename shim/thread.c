@@ -274,7 +274,8 @@ static void account(struct cs_thread *t, uint64_t t0)
 {
 	uint64_t d = ticks() - t0;
 
-	if (!t || t == &disabled_thread)
+	/* Moved to a CPU whose TSC is behind: nothing rather than 2^64. */
+	if (!t || t == &disabled_thread || (int64_t)d < 0)
 		return;
 	__asm__ volatile("addq %1, %0" : "+m"(t->stolen) : "r"(d) : "cc");
 	if (t->block)
