@@ -326,13 +326,20 @@ int cs_output_open(void)
  * leaves the faults cheap.  Only the block's own bytes are written (the
  * page it ends in may hold the next block, which another thread may be
  * writing already); the range was never written, so the zeros change
- * nothing.  If the write fails the faults just cost more. */
+ * nothing.  If the write fails the faults just cost more.  Blocks under
+ * 24 KB skip the write: for a few pages the extra system call costs more
+ * than it saves (measured on ext4 here, µs a page, write + populate against
+ * populate alone: 12 KB blocks 3.6-6.0 against 3.0-4.4; 20 KB about even;
+ * 40 KB 1.6-2.2 against 2.8-3.0; 320 KB 1.1 against 2.8-3.8). */
+#define CS_ZERO_WRITE_MIN (24u << 10)
+
 static void prefault(uint64_t off, uint64_t size)
 {
 	static char zeros[4096];
 	struct iovec iov[64];
 	uint64_t first = (off + 4095) & ~4095ull, end = off + size, p, q;
-	int n, fd = end <= fsize_limit() ? report_fd() : -1; /* no SIGXFSZ */
+	/* Never past the program's RLIMIT_FSIZE: that write would be its SIGXFSZ. */
+	int n, fd = size >= CS_ZERO_WRITE_MIN && end <= fsize_limit() ? report_fd() : -1;
 
 	for (p = first; fd >= 0 && p < end;) {
 		for (n = 0, q = p; n < 64 && q < end; n++, q += iov[n - 1].iov_len) {
