@@ -467,38 +467,32 @@ static void patch_candidates(struct module_pass *mp)
 		munmap(region, size); /* nothing runs there */
 }
 
-/* What every function name a target pattern can match holds: its literal
- * prefix.  Returns 0 when some pattern has none (a module is then always
- * read) or an address target names this module; else fills w. */
+/* The module's wanted names (cs_elf_open_wanted): the patterns' literal
+ * prefixes.  Returns 0 when every module must be read: a pattern without
+ * one, or an address target naming this module. */
 static int wanted_names(const struct module_pass *mp, struct cs_elf_wanted *w,
 			const char **s, size_t *len)
 {
-	unsigned i, n = 0;
+	unsigned i;
+	int n;
 
 	for (i = 0; i < cs_g.settings.ntargets; i++) {
-		const struct cs_target_pattern *p = &cs_g.settings.targets[i];
-		const char *plus = strrchr(p->glob, '+');
+		const char *glob = cs_g.settings.targets[i].glob, *plus = strrchr(glob, '+');
+		char mod[CS_TARGET_NAME_MAX];
 
-		if (plus) {
-			char mod[CS_TARGET_NAME_MAX];
-
-			/* An address target: module+0xOFFSET. */
-			if ((size_t)(plus - p->glob) >= sizeof(mod))
-				continue;
-			memcpy(mod, p->glob, (size_t)(plus - p->glob));
-			mod[plus - p->glob] = '\0';
-			if (!fnmatch(mod, mp->base_name, 0))
-				return 0;
+		if (!plus || (size_t)(plus - glob) >= sizeof(mod))
 			continue;
-		}
-		if (!p->literal)
+		memcpy(mod, glob, (size_t)(plus - glob));
+		mod[plus - glob] = '\0';
+		if (!fnmatch(mod, mp->base_name, 0))
 			return 0;
-		s[n] = p->glob;
-		len[n++] = p->literal;
 	}
+	n = cs_settings_literals(&cs_g.settings, s, len);
+	if (n < 0)
+		return 0;
 	w->s = s;
 	w->len = len;
-	w->n = n;
+	w->n = (unsigned)n;
 	return 1;
 }
 

@@ -20,6 +20,7 @@ struct dyn_info {
 	uint64_t base; /* load bias */
 	const ElfW(Sym) * symtab;
 	const char *strtab;
+	size_t strsz;
 	const ElfW(Rela) * jmprel, *rela;
 	size_t jmprel_size, rela_size;
 	const ElfW(Versym) * versym;
@@ -74,6 +75,9 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
 			break;
 		case DT_STRTAB:
 			d->strtab = dptr(d, dyn->d_un.d_ptr);
+			break;
+		case DT_STRSZ:
+			d->strsz = dyn->d_un.d_val;
 			break;
 		case DT_JMPREL:
 			d->jmprel = dptr(d, dyn->d_un.d_ptr);
@@ -255,11 +259,29 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 	}
 }
 
+/* True if some name in the module's dynamic string table can match a
+ * pattern: it holds a pattern's literal prefix somewhere.  Most modules
+ * import none of the targets, and matching each of their relocations'
+ * names was most of this pass. */
+static int may_import(const struct dyn_info *d)
+{
+	const char *s[CS_MAX_TARGET_PATTERNS];
+	size_t len[CS_MAX_TARGET_PATTERNS];
+	int i, n = cs_settings_literals(&cs_g.settings, s, len);
+
+	if (n < 0 || !d->strsz)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (memmem(d->strtab, d->strsz, s[i], len[i]))
+			return 1;
+	return 0;
+}
+
 static int patch_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct dyn_info d;
 
-	if (cs_modules_untouchable(info) || read_dynamic(info, &d) < 0)
+	if (cs_modules_untouchable(info) || read_dynamic(info, &d) < 0 || !may_import(&d))
 		return 0;
 	patch_relocs(&d, d.jmprel, d.jmprel_size);
 	patch_relocs(&d, d.rela, d.rela_size);

@@ -64,6 +64,12 @@ int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, ch
 int cs_settings_never_wrap(const char *name);
 /* Index of the first pattern that matches name, or -1. */
 int cs_settings_match(const struct cs_settings *s, const char *name);
+/* What every function name a name pattern can match holds: its literal
+ * prefix (str[i], len[i] bytes; arrays of CS_MAX_TARGET_PATTERNS).
+ * Address targets (module+0xOFFSET) match no name and are left out.
+ * Returns how many, or -1 when some pattern has no literal prefix (any
+ * name may match it). */
+int cs_settings_literals(const struct cs_settings *s, const char **str, size_t *len);
 
 /* ---- events.c: encodings (at start) and per-thread counter groups ---- */
 struct cs_event_enc {

@@ -342,6 +342,24 @@ int cs_settings_match(const struct cs_settings *s, const char *name)
 	return -1;
 }
 
+int cs_settings_literals(const struct cs_settings *s, const char **str, size_t *len)
+{
+	unsigned i;
+	int n = 0;
+
+	for (i = 0; i < s->ntargets; i++) {
+		const struct cs_target_pattern *p = &s->targets[i];
+
+		if (strchr(p->glob, '+'))
+			continue;
+		if (!p->literal)
+			return -1;
+		str[n] = p->glob;
+		len[n++] = p->literal;
+	}
+	return n;
+}
+
 /* Functions a call-through wrapper must never stand in front of: those that
  * return twice (the second return would land in a wrapper frame that is
  * gone), start a thread or process on a fresh or shared stack, or are
