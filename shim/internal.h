@@ -27,6 +27,8 @@ void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CS_MAX_TARGET_PATTERNS 64
 #define CS_DEFAULT_OUTPUT "cacheshim.out.%p"
 #define CS_DEFAULT_WINDOW 256 /* bytes of stack arguments copied per call */
+#define CS_DEFAULT_SERIES 16u /* calls of a series window at the start */
+#define CS_MAX_SERIES 65536u
 
 struct cs_target_pattern {
 	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
@@ -45,7 +47,8 @@ struct cs_settings {
 	unsigned window; /* stack bytes copied, multiple of 16 */
 	uint64_t capacity; /* bytes reserved for the report file */
 	uint64_t session; /* CACHESHIM_SESSION, set by `cacheshim run` */
-	int series; /* CACHESHIM_SERIES: keep series over time (default 1) */
+	unsigned series; /* CACHESHIM_SERIES: calls of a series window at the
+			  * start (a power of two), 0: no series */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, 0 = from the capacity */
 	unsigned hook; /* CACHESHIM_HOOK: CS_HOOK_GOT and/or CS_HOOK_ENTRY */
 	int cache; /* CACHESHIM_CACHE: keep branch scans on disk (default 1) */

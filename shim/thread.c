@@ -372,6 +372,7 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	sb->tid = t->tid;
 	sb->nevents = cs_g.nevents;
 	sb->window_size = cs_window_size(cs_g.nevents);
+	sb->shift = (uint32_t)__builtin_ctz(cs_g.settings.series);
 	cs_output_publish(sb, CS_BLOCK_SERIES);
 	__atomic_store_n(&t->series[idx], sb, __ATOMIC_RELEASE);
 	return sb;

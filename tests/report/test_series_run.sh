@@ -34,12 +34,13 @@ shim_run()
 	fi
 }
 
-# per_window CALLS: the calls per window once CALLS calls are in: the
-# windows (CS_SERIES_WINDOWS of them) merge pairwise whenever all are full.
+# per_window CALLS [START]: the calls per window once CALLS calls are in:
+# windows start at START calls (CACHESHIM_SERIES, default 16) and merge
+# pairwise whenever all CS_SERIES_WINDOWS of them are full.
 W=$("$PROG" --windows)
 per_window()
 {
-	local per=1
+	local per=${2:-16}
 
 	while [ $((W * per)) -lt "$1" ]; do
 		per=$((per * 2))
@@ -70,14 +71,23 @@ grep -v '^target,\|^cs_touch_pages,' "$T/out" >"$T/other"
 [ -s "$T/other" ] && { fail $LINENO "series of other targets"; head -5 "$T/other" >&2; }
 
 # 1000 calls: windows of fewer calls; the one from call 257 on is at 2.
-per=$(per_window 1000)
-shim_run short cs_touch_pages 1000
-run_cmd "$CS_CMD" report --series -f csv "$T/short.csr"
-expect_status $LINENO 0
-n=$(grep -c '^cs_touch_pages,perf::PAGE-FAULTS,' "$T/out")
-[ "$n" = $(((1000 + per - 1) / per)) ] || fail $LINENO "$n windows for 1000 calls of $per"
-grep "^cs_touch_pages,perf::PAGE-FAULTS,257,$((256 + per)),$per,2,2,2," "$T/out" >/dev/null ||
-	fail $LINENO "no window of $per calls from call 257 at 2 faults"
+# By default a window starts at 16 calls (63 windows here); with
+# CACHESHIM_SERIES=1 at one call (then 4 calls each after the merges);
+# with 64, 64 calls each (16 windows).
+for start in "" 1 64; do
+	per=$(per_window 1000 $start)
+	if [ -n "$start" ]; then export CACHESHIM_SERIES=$start; else unset CACHESHIM_SERIES; fi
+	rm -f "$T"/short.csr*
+	shim_run short cs_touch_pages 1000
+	run_cmd "$CS_CMD" report --series -f csv "$T/short.csr"
+	expect_status $LINENO 0
+	n=$(grep -c '^cs_touch_pages,perf::PAGE-FAULTS,' "$T/out")
+	[ "$n" = $(((1000 + per - 1) / per)) ] ||
+		fail $LINENO "CACHESHIM_SERIES=$start: $n windows for 1000 calls of $per"
+	grep "^cs_touch_pages,perf::PAGE-FAULTS,257,$((256 + per)),$per,2,2,2," "$T/out" >/dev/null ||
+		fail $LINENO "CACHESHIM_SERIES=$start: no window of $per calls from call 257 at 2 faults"
+done
+unset CACHESHIM_SERIES
 
 # Keyed by the page count: one row per size class (1, 2-3, 4-7).
 shim_run keyed cs_touch_pages:arg1 4096

@@ -220,15 +220,27 @@ static void test_series(void)
 {
 	static const char *const none[] = { NULL };
 	static const char *const off[] = { "CACHESHIM_SERIES=0", NULL };
-	static const char *const bad[] = { "CACHESHIM_SERIES=2", NULL };
+	static const char *const one[] = { "CACHESHIM_SERIES=1", NULL };
+	static const char *const many[] = { "CACHESHIM_SERIES=65536", NULL };
+	static const char *const bad[] = { "CACHESHIM_SERIES=3", NULL };
+	static const char *const big[] = { "CACHESHIM_SERIES=131072", NULL };
+	static const char *const neg[] = { "CACHESHIM_SERIES=-16", NULL };
 	struct cs_settings s;
 
 	CU_ASSERT_EQUAL(parse(&s, none), 0);
-	CU_ASSERT_EQUAL(s.series, 1);
+	CU_ASSERT_EQUAL(s.series, 16);
 	CU_ASSERT_EQUAL(parse(&s, off), 0);
 	CU_ASSERT_EQUAL(s.series, 0);
-	CU_ASSERT_EQUAL(parse(&s, bad), -EINVAL);
+	CU_ASSERT_EQUAL(parse(&s, one), 0);
 	CU_ASSERT_EQUAL(s.series, 1);
+	CU_ASSERT_EQUAL(parse(&s, many), 0);
+	CU_ASSERT_EQUAL(s.series, 65536);
+	CU_ASSERT_EQUAL(parse(&s, bad), -EINVAL);
+	CU_ASSERT_EQUAL(s.series, 16);
+	CU_ASSERT_EQUAL(parse(&s, big), -EINVAL);
+	CU_ASSERT_EQUAL(s.series, 16);
+	CU_ASSERT_EQUAL(parse(&s, neg), -EINVAL);
+	CU_ASSERT_EQUAL(s.series, 16);
 }
 
 static void test_match(void)
