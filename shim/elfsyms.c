@@ -50,6 +50,9 @@ struct cs_elf_module {
 	unsigned nseg;
 	uint8_t id[CS_BUILD_ID_MAX];
 	unsigned idlen;
+	/* .eh_frame_hdr found by read_phdrs, read by eh_frame_hdr */
+	const uint8_t *eh;
+	uint64_t ehlen, ehaddr;
 };
 
 static const char *debug_root = "/usr/lib/debug";
@@ -693,7 +696,12 @@ static int read_phdrs(struct cs_elf_module *m, const Elf64_Phdr *ph, size_t phnu
 			ehaddr = m->base + ph[i].p_vaddr;
 		}
 	}
-	return eh ? eh_frame_hdr(m, eh, ehlen, ehaddr) : 0;
+	/* Its table is read later, and only for a wanted module (open_file):
+	 * libc's lists thousands of functions. */
+	m->eh = eh;
+	m->ehlen = ehlen;
+	m->ehaddr = ehaddr;
+	return 0;
 }
 
 static int open_file(const char *path, uint64_t base, const void *phdr, unsigned phnum,
@@ -739,7 +747,9 @@ static int open_file(const char *path, uint64_t base, const void *phdr, unsigned
 	    !table_holds(&m->file, SHT_SYMTAB, wanted) &&
 	    !(m->debug.p && table_holds(&m->debug, SHT_SYMTAB, wanted)))
 		goto fail;
-	ret = add_syms(m, &m->file, SHT_DYNSYM, CS_SYM_DYNSYM);
+	ret = m->eh ? eh_frame_hdr(m, m->eh, m->ehlen, m->ehaddr) : 0;
+	if (!ret)
+		ret = add_syms(m, &m->file, SHT_DYNSYM, CS_SYM_DYNSYM);
 	if (!ret)
 		ret = add_syms(m, &m->file, SHT_SYMTAB, CS_SYM_SYMTAB);
 	if (ret)
