@@ -6,7 +6,8 @@
 #
 # Environment: SIZES ("8 64 ..."), LOOKUPS (20000), OUTDIR (where the
 # profiles go), CACHESHIM (the command, default ./cacheshim), RUBY (ruby),
-# EXTRA_EVENTS (more comma-separated events to measure).
+# EXTRA_EVENTS (more comma-separated events to measure), PMU (auto: probe
+# for a hardware PMU; yes or no: take that path without probing).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,12 +21,16 @@ LOOKUPS=${LOOKUPS:-20000}
 OUTDIR=${OUTDIR:-$rel/cacheshim.out.d}
 TARGETS=rb_hash_aref,rb_st_lookup
 EVENTS=tsc,perf::PAGE-FAULTS
-# With a hardware PMU these are added: cycles, instructions and the
-# @cache preset (this CPU's own cache-miss events, with the formulas that
-# combine them: L1D-misses, L2-hit-ratio, ...; `cacheshim list @cache`).
-# perf::PERF_COUNT_HW_CACHE_MISSES is left out on purpose: what it counts
-# differs from CPU to CPU.
-PMU_EVENTS=perf::CYCLES,perf::INSTRUCTIONS,@cache
+# With a hardware PMU, cycles and instructions are added, and the @cache
+# preset (this CPU's own cache-miss events, with the formulas that combine
+# them: L1D-misses, L2-hit-ratio, ...; `cacheshim list @cache`) is measured
+# in runs of its own: a group must fit the PMU's counters at once (Zen 4
+# has 6, @cache needs 7), so `cacheshim list` splits it into runs that fit,
+# each keeping a formula's inputs together, and the report merges every
+# run's file of a size.  perf::PERF_COUNT_HW_CACHE_MISSES is left out on
+# purpose: what it counts differs from CPU to CPU.
+PMU_EVENTS=perf::CYCLES,perf::INSTRUCTIONS
+RUNS=() # events of the further runs per size
 
 die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -37,9 +42,16 @@ rm -f "$OUTDIR"/size-* "$OUTDIR"/log-* "$OUTDIR"/pmu-probe.*
 
 # Is there a hardware PMU?  cacheshim says on stderr when an event cannot be
 # counted (no PMU visible, or denied by perf_event_paranoid).
-probe_err=$("$CS" run -e perf::CYCLES -t "$TARGETS" -o "$OUTDIR/pmu-probe.%p" \
-	-- "$RUBY" --disable-gems -e 0 2>&1 >/dev/null) || probe_err="cacheshim: perf::CYCLES: probe failed"
-rm -f "$OUTDIR"/pmu-probe.*
+case ${PMU:-auto} in
+yes) probe_err= ;;
+no) probe_err="cacheshim: perf::CYCLES: continuing without it (PMU=no)" ;;
+auto)
+	probe_err=$("$CS" run -e perf::CYCLES -t "$TARGETS" -o "$OUTDIR/pmu-probe.%p" \
+		-- "$RUBY" --disable-gems -e 0 2>&1 >/dev/null) ||
+		probe_err="cacheshim: perf::CYCLES: probe failed"
+	rm -f "$OUTDIR"/pmu-probe.* ;;
+*) die "PMU=$PMU: auto, yes or no" ;;
+esac
 if grep -qiE '^cacheshim:.*perf::CYCLES.*(continuing without|cannot|denied|fail)' \
 	<<<"$probe_err"; then
 	if grep -qi denied <<<"$probe_err"; then
@@ -50,17 +62,25 @@ if grep -qiE '^cacheshim:.*perf::CYCLES.*(continuing without|cannot|denied|fail)
 	echo "note: hardware events cannot be counted here ($why): measuring only tsc and page faults, so cache misses show up as time only."
 else
 	EVENTS=$EVENTS,$PMU_EVENTS
+	# The split cacheshim proposes when @cache needs more counters than
+	# this PMU has (its "CACHESHIM_EVENTS=..." lines), else one run.
+	mapfile -t RUNS < <("$CS" list @cache 2>/dev/null | sed -n 's/^ *CACHESHIM_EVENTS=//p')
+	[ ${#RUNS[@]} -gt 0 ] || RUNS=(tsc,@cache)
+	echo "note: measuring @cache in ${#RUNS[@]} more run(s) per size (the counters it needs do not fit beside the others); each size's files are merged."
 fi
 [ -n "${EXTRA_EVENTS:-}" ] && EVENTS=$EVENTS,$EXTRA_EVENTS
 
 for n in $SIZES; do
 	log=$OUTDIR/log-$n.txt
-	if ! "$CS" run -e "$EVENTS" -t "$TARGETS" -o "$OUTDIR/size-$n.%p" -- \
-		"$RUBY" --disable-gems "$rel/hash_lookup.rb" --size "$n" \
-		--lookups "$LOOKUPS" 2>"$log"; then
-		cat "$log" >&2
-		die "size $n: cacheshim run failed"
-	fi
+	: >"$log"
+	for events in "$EVENTS" ${RUNS[@]+"${RUNS[@]}"}; do
+		if ! "$CS" run -e "$events" -t "$TARGETS" -o "$OUTDIR/size-$n.%p" -- \
+			"$RUBY" --disable-gems "$rel/hash_lookup.rb" --size "$n" \
+			--lookups "$LOOKUPS" 2>>"$log"; then
+			cat "$log" >&2
+			die "size $n: cacheshim run -e $events failed"
+		fi
+	done
 	files=()
 	for f in "$OUTDIR/size-$n".*; do
 		case $f in *.csv) ;; *) [ -e "$f" ] && files+=("$f") ;; esac
@@ -80,10 +100,11 @@ done
 # busiest call site if that has at least one call per lookup: the call
 # inside rb_hash_aref (a Hash of 8 entries or fewer has none).
 echo
-echo "Per call, $LOOKUPS random hits per size; tsc in TSC ticks:"
+runs=$((1 + ${#RUNS[@]}))
+echo "Per call, $LOOKUPS random hits per size$([ $runs -gt 1 ] && echo " (in each of $runs runs: calls are their sum)"); tsc in TSC ticks:"
 for n in $SIZES; do
 	echo "$n $OUTDIR/size-$n.function.csv $OUTDIR/size-$n.callsite.csv"
-done | awk -v lookups="$LOOKUPS" -v outdir="$OUTDIR" -f "$here/table.awk"
+done | awk -v lookups="$((LOOKUPS * runs))" -v outdir="$OUTDIR" -f "$here/table.awk"
 
 # One run, the Hash growing: h[k] over time.  Every call is in a window of
 # calls (cacheshim keeps 256 windows per thread and function, doubling

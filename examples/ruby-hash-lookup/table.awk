@@ -9,7 +9,8 @@
 # its mean per call, in the order the report lists them.  When a preset's
 # formulas are there (status "derived": L1D-misses, L2-hit-ratio, ...), the
 # raw model-specific events they are computed from are left out of the
-# table (they stay in the CSVs); perf:: events always show.
+# table (they stay in the CSVs); perf:: events always show.  An event or
+# formula with no value at any size (not counted) has no column.
 function csv(line, f,    n, i, c, q, cur) {
 	sub(/\r$/, "", line)
 	n = 0; cur = ""; q = 0
@@ -75,6 +76,10 @@ END {
 	for (i = 1; i <= nseen; i++) {
 		e = order[i]
 		if (anyderived && !derived[e] && e !~ /^perf::/) continue
+		# An event no size counted (no PMU here after all) has no column.
+		for (s = 1; s <= nsizes; s++)
+			if (data[s, "ev:" e] != "") break
+		if (s > nsizes) continue
 		ev[++nev] = e; t = e; sub(/^perf::/, "", t); evname[nev] = t
 	}
 	printf "%9s %7s %6s %6s %6s", "", "", "", "", ""
