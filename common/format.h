@@ -254,7 +254,8 @@ struct cs_series_block {
 	uint64_t calls; /* calls recorded in all windows */
 	uint64_t skipped; /* calls that arrived while the windows were merging */
 	uint64_t window_size; /* bytes of one window (cs_window + wstats) */
-	uint64_t reserved;
+	uint64_t ready; /* windows mapped in so far: none at or past it holds
+			 * a call (0 in files of earlier writers) */
 	/* CS_SERIES_WINDOWS windows of window_size bytes follow */
 };
 

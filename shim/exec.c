@@ -19,12 +19,12 @@ static int before_exec(void)
 	int sealed = 0;
 
 	/* The shim's own libc calls (getpid, ftruncate) may be targets. */
-	cs_tls_guard++;
+	cs_guard_take();
 	if (cs_g.enabled && getpid() == cs_g.pid) {
 		cs_output_seal();
 		sealed = 1;
 	}
-	cs_tls_guard--;
+	cs_guard_drop();
 	return sealed;
 }
 
@@ -33,9 +33,9 @@ static void after_failed_exec(int sealed)
 	int saved = errno;
 
 	if (sealed) {
-		cs_tls_guard++;
+		cs_guard_take();
 		cs_output_unseal();
-		cs_tls_guard--;
+		cs_guard_drop();
 	}
 	errno = saved;
 }

@@ -33,6 +33,7 @@
  * nested or series block to make, series windows to merge) returns a
  * SLOW code and is done by thread.c with the full register state saved.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -42,6 +43,7 @@
 
 __thread struct cs_thread *cs_tls_thread;
 __thread unsigned cs_tls_guard; /* nonzero while shim code runs */
+__thread uintptr_t cs_tls_guard_frame;
 
 /* read(2) without libc (shim/rawsys.h): errno and targets like `read` stay out. */
 static inline long sys_read(int fd, void *buf, unsigned long n)
@@ -318,6 +320,29 @@ static unsigned tail_depth(const struct cs_frame *f)
 	return n;
 }
 
+/* True if the guard was left behind: the code that took it was abandoned
+ * by a non-local exit, typically a signal handler's siglongjmp out of a slow
+ * path, and measuring on this thread would otherwise stop for good.  Its
+ * frame then lies deeper on this stack than this call's own, which cannot
+ * be while it runs: a target the shim's code calls is entered below it, and
+ * a handler interrupting it runs below it too, or on the alternate signal
+ * stack (asked of the kernel; this runs only while the guard is up).  The
+ * guard is dropped then. */
+static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
+{
+	uintptr_t g = cs_tls_guard_frame, here = (uintptr_t)f;
+	stack_t ss;
+
+	if (!g || here <= g)
+		return 0;
+	if (cs_syscall6(SYS_sigaltstack, 0, (long)&ss, 0, 0, 0, 0) != 0 ||
+	    (ss.ss_flags & SS_ONSTACK))
+		return 0;
+	cs_tls_guard = 0;
+	cs_tls_guard_frame = 0;
+	return 1;
+}
+
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
@@ -326,7 +351,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 
 	f->target_addr = tg->call;
 	/* The shim's own slow-path code (libc, libpfm4) called a target. */
-	if (cs_tls_guard)
+	if (cs_tls_guard && !guard_left(f))
 		return CS_ENTER_PASS;
 	if (!t)
 		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
@@ -453,7 +478,10 @@ HOT uint64_t record(struct cs_thread *t, struct cs_frame *f, const uint64_t *v, 
 			/* Claim this call's number; all windows full: give it back,
 			 * merge first. */
 			nth = xadd64(&sb->calls, 1);
-			if ((nth >> sb->shift) >= CS_SERIES_WINDOWS) {
+			/* Windows not mapped in yet, or all used (ready is at
+			 * most CS_SERIES_WINDOWS): give the number back; the slow
+			 * path maps more in or merges. */
+			if ((nth >> sb->shift) >= sb->ready) {
 				add64(&sb->calls, (uint64_t)-1);
 				return CS_EXIT_SLOW;
 			}

@@ -96,7 +96,7 @@ static void after_fork_child(void)
 
 	if (!cs_g.enabled)
 		return;
-	cs_tls_guard++;
+	cs_guard_take();
 	cs_g.enabled = 0;
 	cs_g.pid = getpid();
 	cs_g.nsites = 0;
@@ -118,7 +118,7 @@ static void after_fork_child(void)
 		rewrite_targets();
 		cs_g.enabled = 1;
 	}
-	cs_tls_guard--;
+	cs_guard_drop();
 	errno = saved_errno;
 }
 
@@ -138,7 +138,7 @@ __attribute__((constructor)) static void cs_init(void)
 	/* Never act inside setuid/setgid programs. */
 	if (getauxval(AT_SECURE))
 		return;
-	cs_tls_guard++;
+	cs_guard_take();
 	cs_g.pid = getpid();
 	if (cs_settings_parse(&cs_g.settings, env) < 0 && !cs_g.settings.ntargets)
 		goto out;
@@ -166,12 +166,12 @@ __attribute__((constructor)) static void cs_init(void)
 	patch_all();
 	report_unmatched();
 	/* Measured calls need the guard down. */
-	cs_tls_guard--;
+	cs_guard_drop();
 	cs_calibrate();
 	errno = saved_errno;
 	return;
 out:
-	cs_tls_guard--;
+	cs_guard_drop();
 	errno = saved_errno;
 }
 
@@ -179,10 +179,10 @@ __attribute__((destructor)) static void cs_fini(void)
 {
 	/* The shim's own getpid, close, ftruncate... may be targets: they
 	 * must not be measured into the file being sealed. */
-	cs_tls_guard++;
+	cs_guard_take();
 	if (cs_g.enabled && getpid() == cs_g.pid)
 		cs_output_close();
-	cs_tls_guard--;
+	cs_guard_drop();
 }
 
 /* dlopen: patch what the new module (and its dependencies) bring before
@@ -202,10 +202,10 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	h = real(file, mode);
 	if (h && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
-		cs_tls_guard++;
+		cs_guard_take();
 		cs_modules_scan();
 		patch_all();
-		cs_tls_guard--;
+		cs_guard_drop();
 		errno = saved;
 	}
 	return h;
@@ -226,12 +226,12 @@ CS_EXPORT int dlclose(void *handle)
 	ret = real(handle);
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
-		cs_tls_guard++;
+		cs_guard_take();
 		if (cs_modules_forget_unloaded() > 0) {
 			cs_entry_forget_unloaded();
 			__atomic_fetch_add(&cs_g.epoch, 1, __ATOMIC_RELEASE);
 		}
-		cs_tls_guard--;
+		cs_guard_drop();
 		errno = saved;
 	}
 	return ret;

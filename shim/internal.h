@@ -29,6 +29,7 @@ void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CS_DEFAULT_WINDOW 256 /* bytes of stack arguments copied per call */
 #define CS_DEFAULT_SERIES 16u /* calls of a series window at the start */
 #define CS_MAX_SERIES 65536u
+#define CS_SERIES_READY_FIRST 16u /* series windows mapped in when it is made */
 
 struct cs_target_pattern {
 	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
@@ -216,7 +217,25 @@ static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite, uint64_t
 }
 
 extern __thread struct cs_thread *cs_tls_thread;
+/* Nonzero while the shim's own code runs on this thread: targets it calls
+ * (libc, libpfm4) are not measured.  cs_tls_guard_frame is the frame of
+ * the code that took it first, so that a guard left behind by a non-local
+ * exit (a signal handler's siglongjmp out of a slow path) can be told from
+ * a live one (cs_hot_enter). */
 extern __thread unsigned cs_tls_guard;
+extern __thread uintptr_t cs_tls_guard_frame;
+
+static inline __attribute__((always_inline)) void cs_guard_take(void)
+{
+	if (cs_tls_guard++ == 0)
+		cs_tls_guard_frame = (uintptr_t)__builtin_frame_address(0);
+}
+
+static inline __attribute__((always_inline)) void cs_guard_drop(void)
+{
+	if (--cs_tls_guard == 0)
+		cs_tls_guard_frame = 0;
+}
 
 /* ---- hotpath.c (built -mgeneral-regs-only) ---- */
 uint64_t cs_hot_enter(struct cs_frame *f);
@@ -525,6 +544,12 @@ int cs_output_open(void);
 #define CS_FD_HIGH 900
 int cs_fd_high(int fd);
 void *cs_output_reserve(uint32_t size);
+/* cs_output_reserve, but only the first populate bytes are mapped in now;
+ * the rest with cs_output_populate before their first use. */
+void *cs_output_reserve_part(uint32_t size, uint32_t populate);
+/* Maps [p, p + len) of the file in (MADV_POPULATE_WRITE: not counted as
+ * page faults).  Writes no data, so other code may be writing there. */
+void cs_output_populate(const void *p, uint64_t len);
 void cs_output_publish(void *block, uint32_t type);
 /* Marks the file complete and trims it to its used size; no block can be
  * reserved afterwards (blocks already reserved stay writable). */

@@ -311,6 +311,19 @@ int cs_output_open(void)
 	return map_new_file();
 }
 
+void cs_output_populate(const void *p, uint64_t len)
+{
+	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr), q;
+	uint64_t first = off & ~4095ull, end = (off + len + 4095) & ~4095ull;
+
+	if (!len || sys_madvise((char *)cs_g.hdr + first, end - first, MADV_POPULATE_WRITE) == 0)
+		return;
+	/* Touching writes nothing: a zero is stored over a zero only where
+	 * the page was never written (this thread's own unused windows). */
+	for (q = off; q < off + len; q = (q & ~4095ull) + 4096)
+		__atomic_fetch_add((volatile char *)cs_g.hdr + q, 0, __ATOMIC_RELAXED);
+}
+
 /* Maps every page of [off, off + size) in now: a block's first touch
  * would otherwise happen inside some later call's bracket (an enclosing
  * target's, say) and count as that call's page faults.  And this runs
@@ -350,15 +363,19 @@ static void prefault(uint64_t off, uint64_t size)
 			break;
 		p = q;
 	}
-	if (first < end &&
-	    sys_madvise((char *)cs_g.hdr + first, ((end + 4095) & ~4095ull) - first,
-			MADV_POPULATE_WRITE) == 0)
-		return;
-	for (p = first; p < end; p += 4096)
-		*(volatile char *)((char *)cs_g.hdr + p) = 0;
+	/* Mapped from the block's first page on, though that page may hold
+	 * the block before it: that block may have left its tail unmapped
+	 * (a series' later windows are mapped as calls reach them), and
+	 * mapping a page in writes nothing. */
+	cs_output_populate((char *)cs_g.hdr + off, size);
 }
 
 void *cs_output_reserve(uint32_t size)
+{
+	return cs_output_reserve_part(size, size);
+}
+
+void *cs_output_reserve_part(uint32_t size, uint32_t populate)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED);
@@ -377,7 +394,7 @@ void *cs_output_reserve(uint32_t size)
 		return NULL;
 	}
 	b = (struct cs_block *)((char *)hdr + off);
-	prefault(off, size);
+	prefault(off, populate < size ? populate : size);
 	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
 	return b;
 }

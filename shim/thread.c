@@ -132,10 +132,10 @@ static void thread_free(struct cs_thread *t)
 /* pthread key destructor: the thread is exiting. */
 static void thread_destroy(void *p)
 {
-	cs_tls_guard++;
+	cs_guard_take();
 	cs_tls_thread = &disabled_thread;
 	thread_free(p);
-	cs_tls_guard--;
+	cs_guard_drop();
 }
 
 /* Inserts into tab, which has room.  The slot's site is stored last: a
@@ -290,7 +290,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	struct cs_site_block *site;
 	int saved_errno;
 
-	cs_tls_guard++;
+	cs_guard_take();
 	/* Set-up calls libc (mmap, perf_event_open, /proc reads): the program
 	 * must find errno as it left it. */
 	saved_errno = errno;
@@ -319,7 +319,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	/* Before begin: this call's own set-up is not inside its bracket. */
 	account(t, t0);
 	cs_hot_begin(t, f, site);
-	cs_tls_guard--;
+	cs_guard_drop();
 	return CS_ENTER_MEASURE;
 pass:
 	if (t)
@@ -327,7 +327,7 @@ pass:
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
-	cs_tls_guard--;
+	cs_guard_drop();
 	return CS_ENTER_PASS;
 }
 
@@ -360,9 +360,15 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	}
 	/* Series may take a quarter of the file, so that they never crowd
 	 * out the call sites' own rows. */
+	/* Only its first windows are mapped in now, the rest as calls reach
+	 * them (populate_windows): a target called a few hundred times uses a
+	 * few of its 256 windows. */
 	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
 		    cs_g.settings.capacity / 4 ||
-	    size > UINT32_MAX || !(sb = cs_output_reserve((uint32_t)size))) {
+	    size > UINT32_MAX ||
+	    !(sb = cs_output_reserve_part(
+		      (uint32_t)size,
+		      (uint32_t)(sizeof(*sb) + CS_SERIES_READY_FIRST * cs_window_size(cs_g.nevents))))) {
 		CS_LOG_ONCE("series over time use a quarter of the report file; functions "
 			    "first called after that have none (CACHESHIM_CAPACITY_MB)");
 		t->series[idx] = CS_NO_SERIES;
@@ -373,6 +379,7 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	sb->nevents = cs_g.nevents;
 	sb->window_size = cs_window_size(cs_g.nevents);
 	sb->shift = (uint32_t)__builtin_ctz(cs_g.settings.series);
+	sb->ready = CS_SERIES_READY_FIRST;
 	cs_output_publish(sb, CS_BLOCK_SERIES);
 	__atomic_store_n(&t->series[idx], sb, __ATOMIC_RELEASE);
 	return sb;
@@ -502,6 +509,27 @@ static void merge_windows(struct cs_series_block *sb)
 	sb->shift++;
 }
 
+/* The series' windows up to window w (at least) mapped in, and ready
+ * raised past them: the hot path uses no window at or past ready.  A
+ * signal handler's call may do the same meanwhile: mapping pages in writes
+ * nothing, and ready only grows. */
+static void populate_windows(struct cs_series_block *sb, uint64_t w)
+{
+	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready * 2;
+
+	if (want < w + 1)
+		want = w + 1;
+	if (want > CS_SERIES_WINDOWS)
+		want = CS_SERIES_WINDOWS;
+	if (want <= ready)
+		return;
+	cs_output_populate((char *)(sb + 1) + ready * sb->window_size,
+			   (want - ready) * sb->window_size);
+	while (ready < want && !__atomic_compare_exchange_n(&sb->ready, &ready, want, 1,
+							    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+}
+
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
 	uint64_t t0 = ticks();
@@ -524,6 +552,8 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			t->series_busy = 1;
 			merge_windows(sb);
 			t->series_busy = 0;
+		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= sb->ready) {
+			populate_windows(sb, sb->calls >> sb->shift);
 		}
 	}
 	/* This call's values were taken already (cs_hot_exit): the time

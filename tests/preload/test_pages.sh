@@ -56,20 +56,28 @@ k=3
 N=64
 plain_run nplain "$P/prog_pages" $k $N --nested
 [ "$status" -eq 0 ] || fail "prog_pages $k $N --nested exits $status"
-shim_run nested perf::PAGE-FAULTS,tsc pn_outer,cs_touch_pages "$P/prog_pages" $k $N --nested
-[ "$status" -eq 0 ] || {
-	show "$T/nested.err"
-	fail "prog_pages $k $N --nested under the shim exits $status"
-}
-same_output nplain nested
-report_csv nested
-row=$(csv_one nested "function=pn_outer,event=perf::PAGE-FAULTS" calls,total,min,max)
-IFS=$'\t' read -r calls total min max <<<"$row"
-for v in "calls=$calls=$N" "total=$total=$((N * k))" "min=$min=$k" "max=$max=$k"; do
-	IFS== read -r what got want <<<"$v"
-	num_eq "$got" "$want" || {
-		show "$T/nested.csv"
-		fail "nested: pn_outer perf::PAGE-FAULTS $what is '$got', want $want"
+# With one call per series window (CACHESHIM_SERIES=1), cs_touch_pages'
+# 128 calls also reach windows its series has not mapped in yet: the shim
+# maps them in inside pn_outer's calls, which must not count either.
+for series in "" 1; do
+	if [ -n "$series" ]; then export CACHESHIM_SERIES=$series; else unset CACHESHIM_SERIES; fi
+	rm -f "$T"/nested.csr*
+	shim_run nested perf::PAGE-FAULTS,tsc pn_outer,cs_touch_pages "$P/prog_pages" $k $N --nested
+	[ "$status" -eq 0 ] || {
+		show "$T/nested.err"
+		fail "prog_pages $k $N --nested under the shim exits $status"
 	}
+	same_output nplain nested
+	report_csv nested
+	row=$(csv_one nested "function=pn_outer,event=perf::PAGE-FAULTS" calls,total,min,max)
+	IFS=$'\t' read -r calls total min max <<<"$row"
+	for v in "calls=$calls=$N" "total=$total=$((N * k))" "min=$min=$k" "max=$max=$k"; do
+		IFS== read -r what got want <<<"$v"
+		num_eq "$got" "$want" || {
+			show "$T/nested.csv"
+			fail "nested (CACHESHIM_SERIES=$series): pn_outer perf::PAGE-FAULTS $what is '$got', want $want"
+		}
+	done
 done
+unset CACHESHIM_SERIES
 echo "nested: $N calls of pn_outer, $k page faults each, with 32 call sites set up inside them"
