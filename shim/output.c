@@ -370,6 +370,11 @@ static void prefault(uint64_t off, uint64_t size)
 	cs_output_populate((char *)cs_g.hdr + off, size);
 }
 
+void cs_output_prefault(const void *p, uint64_t len)
+{
+	prefault((uint64_t)((const char *)p - (const char *)cs_g.hdr), len);
+}
+
 void *cs_output_reserve(uint32_t size)
 {
 	return cs_output_reserve_part(size, size);
