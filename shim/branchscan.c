@@ -556,11 +556,12 @@ int cs_branches_scan(struct cs_elf_module *m, uint64_t base, int disk, struct cs
 
 int cs_branches_inside(const struct cs_branch_set *s, uint64_t lo, uint64_t hi)
 {
-	size_t i;
+	/* Modulo 2^64: a module loaded below the address it was linked at
+	 * has a "negative" load bias, and its offsets are its link-time
+	 * addresses (no early return on lo < base: that skipped the check for
+	 * such modules, and an unsafe patch crashed the program). */
+	size_t i = first_above(s->off, s->n, lo - s->base);
 
-	if (lo < s->base)
-		return 0;
-	i = first_above(s->off, s->n, lo - s->base);
 	return i < s->n && s->off[i] + s->base < hi;
 }
 

@@ -88,6 +88,19 @@ static void test_inside(void)
 	CU_ASSERT_TRUE(cs_branches_inside(&based, 0x400000 + 19, 0x400000 + 21));
 	CU_ASSERT_FALSE(cs_branches_inside(&based, 19, 21));
 	CU_ASSERT_FALSE(cs_branches_inside(&based, 0x400000 + 20, 0x400000 + 30));
+	/* Loaded below its link address: the bias wraps ("negative"), the
+	 * offsets are link-time addresses; the sums still land right. */
+	{
+		uint64_t link[] = {0x800000001010ull, 0x800000001020ull};
+		struct cs_branch_set below = {.off = link, .n = 2, .base = (uint64_t)-0x7f0000000000ll};
+		uint64_t at = 0x800000001010ull + below.base; /* 0x10000001010 */
+
+		CU_ASSERT_EQUAL(at, 0x10000001010ull);
+		CU_ASSERT_TRUE(cs_branches_inside(&below, at - 1, at + 1));
+		CU_ASSERT_TRUE(cs_branches_inside(&below, at + 9, at + 0x11));
+		CU_ASSERT_FALSE(cs_branches_inside(&below, at, at + 0x10));
+		CU_ASSERT_FALSE(cs_branches_inside(&below, at + 0x10, at + 0x100));
+	}
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 30, 100));
 	CU_ASSERT_TRUE(cs_branches_inside(&s, 29, 100));
 	CU_ASSERT_FALSE(cs_branches_inside(&s, 21, 29));
