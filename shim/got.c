@@ -34,10 +34,14 @@ static pthread_mutex_t got_lock = PTHREAD_MUTEX_INITIALIZER;
 static int patched_total;
 
 /* Dynamic-section pointers are relocated in memory by ld.so on x86-64,
- * except in a few odd modules (vdso): accept both. */
+ * except in a few odd modules (vdso): accept both.  Told apart by the
+ * module's mapped range, not by comparing with the load bias: a module
+ * loaded below its link address has a "negative" (wrapped) bias, above
+ * every pointer, and adding it to pointers ld.so had relocated already
+ * sent the GOT pass into the void (SIGSEGV). */
 static const void *dptr(const struct dyn_info *d, uint64_t v)
 {
-	return (const void *)(uintptr_t)(v < d->base ? v + d->base : v);
+	return (const void *)(uintptr_t)(v >= d->lo && v < d->hi ? v : v + d->base);
 }
 
 static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
