@@ -159,10 +159,10 @@ struct cs_thread_block {
 	uint32_t flags;
 	uint32_t events_open; /* bitmask: events that opened in this thread */
 	uint32_t reserved;
-	/* TSC ticks the shim's own set-up took inside measured calls of this
-	 * thread (new call sites and blocks, window merges), already taken off
-	 * those calls' `tsc` values.  Absent (block of
-	 * CS_THREAD_BLOCK_MIN_SIZE bytes) in files of earlier writers. */
+	/* TSC ticks the shim's own set-up took on this thread (new call sites
+	 * and blocks, window merges); the part of it that ran inside measured
+	 * calls is already taken off those calls' `tsc` values.  Absent (block
+	 * of CS_THREAD_BLOCK_MIN_SIZE bytes) in files of earlier writers. */
 	uint64_t setup_ticks;
 };
 

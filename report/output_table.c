@@ -98,7 +98,7 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 	 * around them: said, since those calls' tsc is lower by it. */
 	if (r->setup_ticks)
 		fprintf(out, "set-up:   %s TSC ticks spent by the shim making call sites and "
-			"blocks, taken off the tsc of the calls they ran inside\n",
+			"blocks; what ran inside measured calls is taken off their tsc\n",
 			cs_util_u128(r->setup_ticks, b1, sizeof(b1)));
 }
 

@@ -321,16 +321,16 @@ static unsigned tail_depth(const struct cs_frame *f)
 }
 
 /* True if the guard was left behind: the code that took it was abandoned
- * by a non-local exit, typically a signal handler's siglongjmp out of a slow
- * path, and measuring on this thread would otherwise stop for good.  Its
- * frame then lies deeper on this stack than this call's own, which cannot
- * be while it runs: a target the shim's code calls is entered below it, and
- * a handler interrupting it runs below it too, or on the alternate signal
- * stack (asked of the kernel; this runs only while the guard is up).  The
- * guard is dropped then. */
+ * by a non-local exit, typically a signal handler's siglongjmp out of a
+ * wrapper, and measuring on this thread would otherwise stop for good.
+ * This call's caller's stack pointer (just below its stack arguments) then
+ * lies above that code's frame, which cannot be while it runs: a target it
+ * calls is called from below its frame, and a handler interrupting it runs
+ * below it too, or on the alternate signal stack (asked of the kernel;
+ * this runs only while the guard is up).  The guard is dropped then. */
 static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
 {
-	uintptr_t g = cs_tls_guard_frame, here = (uintptr_t)f;
+	uintptr_t g = cs_tls_guard_frame, here = (uintptr_t)f->stack_args;
 	stack_t ss;
 
 	if (!g || here <= g)

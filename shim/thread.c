@@ -4,9 +4,11 @@
  * thread exits.  The thread's site blocks stay in the report file. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim/internal.h"
@@ -267,9 +269,31 @@ static inline uint64_t ticks(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* The slow paths run with the asynchronous signals blocked (the raw
+ * rt_sigprocmask: no libc, errno untouched): a handler waits for the end
+ * of the set-up, so its time is never taken for the shim's (and off the
+ * enclosing call), it cannot start a slow path inside a slow path (whose
+ * ticks would count twice), and it cannot jump out of one half-way.
+ * Signals a fault raises (SIGSEGV, SIGBUS...) stay unblocked: blocked, the
+ * kernel would kill the program for them. */
+static void block_signals(uint64_t *old)
+{
+	uint64_t all = ~0ull;
+
+	all &= ~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) | 1ull << (SIGILL - 1) |
+		 1ull << (SIGFPE - 1) | 1ull << (SIGTRAP - 1) | 1ull << (SIGSYS - 1));
+	if (cs_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)old, 8, 0, 0) != 0)
+		*old = ~0ull; /* marks "nothing to restore" */
+}
+
+static void restore_signals(const uint64_t *old)
+{
+	if (*old != ~0ull)
+		cs_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)old, 0, 8, 0, 0);
+}
+
 /* Adds the ticks since t0 to the thread's set-up total: cs_hot_exit takes
- * them off every measured call they ran inside.  One add instruction, so a
- * signal handler's slow path meanwhile adds its own without loss. */
+ * them off every measured call they ran inside. */
 static void account(struct cs_thread *t, uint64_t t0)
 {
 	uint64_t d = ticks() - t0;
@@ -284,7 +308,7 @@ static void account(struct cs_thread *t, uint64_t t0)
 
 uint64_t cs_thread_enter_slow(struct cs_frame *f)
 {
-	uint64_t t0 = ticks();
+	uint64_t mask, t0 = (block_signals(&mask), ticks());
 	const struct cs_target *tg = &cs_g.targets[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
@@ -320,6 +344,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	account(t, t0);
 	cs_hot_begin(t, f, site);
 	cs_guard_drop();
+	restore_signals(&mask);
 	return CS_ENTER_MEASURE;
 pass:
 	if (t)
@@ -328,6 +353,7 @@ pass:
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
 	cs_guard_drop();
+	restore_signals(&mask);
 	return CS_ENTER_PASS;
 }
 
@@ -536,13 +562,13 @@ static void populate_windows(struct cs_thread *t, struct cs_series_block *sb, ui
 
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
-	uint64_t t0 = ticks();
+	uint64_t mask, t0 = (block_signals(&mask), ticks());
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site = f->site;
 
 	/* No re-entry guard here: nothing below calls libc (reserving is a
-	 * compare-and-swap, merging plain loops), so a signal handler's calls
-	 * meanwhile are measured too. */
+	 * compare-and-swap, merging plain loops); a signal handler's calls
+	 * wait for the end (signals blocked) and are measured then. */
 	if (f->nchildren && !site->nested && !make_nested(site)) {
 		/* File full: keep the call's inclusive values at least. */
 		f->nchildren = 0;
@@ -564,6 +590,7 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	 * above comes off the calls around it only. */
 	account(t, t0);
 	cs_hot_record(t, f);
+	restore_signals(&mask);
 	return 0;
 }
 

@@ -189,7 +189,7 @@ END
 run_cmd "$CS_CMD" report "$T/setup.rpt"
 expect_status $LINENO 0
 expect_no_err $LINENO
-expect_line $LINENO "$T/out" "set-up:   1234 TSC ticks spent by the shim making call sites and blocks, taken off the tsc of the calls they ran inside"
+expect_line $LINENO "$T/out" "set-up:   1234 TSC ticks spent by the shim making call sites and blocks; what ran inside measured calls is taken off their tsc"
 run_cmd "$CS_CMD" report "$T/basic.rpt"
 grep -q '^set-up:' "$T/out" && fail $LINENO "a set-up line without set-up time"
 

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A signal handler's siglongjmp out of the shim's own code (its set-up of a
-# thread, reached through the program's own gettid): the shim's "own code
-# is running" guard is left up by the jump.  Measuring must go on in that
-# thread: every one of its N later calls is counted (before the fix, none
-# was: every call passed through unmeasured).
+# A signal handler's siglongjmp out of the shim's own code (its exec
+# wrapper, reached through the program's own getpid): the shim's "own code
+# is running" guard is left up by the jump.  Measuring must go on: every
+# one of the N later calls is counted (before the fix, none was: every call
+# passed through unmeasured).
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -16,9 +16,8 @@ shim_run shim tsc rt_leaf "$R/prog_guardjump" $N
 expect_status shim 0
 same_output plain shim
 grep -qx "jumped 1" "$T/shim.err" ||
-	{ show "$T/shim.err"; fail "the shim's set-up did not reach the program's gettid: nothing tested"; }
+	{ show "$T/shim.err"; fail "the shim's exec wrapper did not reach the program's getpid: nothing tested"; }
 report_csv shim --by function
 row=$(csv_one shim "function=rt_leaf,event=tsc" calls,entered,dropped)
-# The main thread makes no call; the abandoned one never entered.
 [ "$row" = "$N	$N	0" ] || { show "$T/shim.csv"; fail "rt_leaf: calls, entered, dropped = $row, want $N $N 0"; }
-echo "a siglongjmp out of the shim's set-up; the thread's $N calls after it all counted"
+echo "a siglongjmp out of the shim's exec wrapper; the $N calls after it all counted"
