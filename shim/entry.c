@@ -197,22 +197,31 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Address targets "module+0xOFFSET" naming this module: accepted only at a
  * function start listed in .eh_frame_hdr. */
+/* The "+0x" of glob if it is an address target whose module glob matches
+ * this module's file name, else NULL. */
+static const char *address_here(const struct module_pass *mp, const char *glob)
+{
+	const char *plus = strrchr(glob, '+');
+	char mod[CS_TARGET_NAME_MAX];
+
+	if (!plus || plus == glob || strncmp(plus, "+0x", 3) ||
+	    (size_t)(plus - glob) >= sizeof(mod))
+		return NULL;
+	memcpy(mod, glob, (size_t)(plus - glob));
+	mod[plus - glob] = '\0';
+	return fnmatch(mod, mp->base_name, 0) ? NULL : plus;
+}
+
 static void address_targets(struct module_pass *mp)
 {
 	unsigned i;
 
 	for (i = 0; i < cs_g.settings.ntargets; i++) {
-		const char *glob = cs_g.settings.targets[i].glob, *plus = strrchr(glob, '+');
-		char mod[CS_TARGET_NAME_MAX];
+		const char *glob = cs_g.settings.targets[i].glob, *plus = address_here(mp, glob);
 		uint64_t off;
 		char *end;
 
-		if (!plus || plus == glob || strncmp(plus, "+0x", 3) ||
-		    (size_t)(plus - glob) >= sizeof(mod))
-			continue;
-		memcpy(mod, glob, (size_t)(plus - glob));
-		mod[plus - glob] = '\0';
-		if (fnmatch(mod, mp->base_name, 0))
+		if (!plus)
 			continue;
 		errno = 0;
 		off = strtoull(plus + 3, &end, 16);
@@ -476,17 +485,9 @@ static int wanted_names(const struct module_pass *mp, struct cs_elf_wanted *w,
 	unsigned i;
 	int n;
 
-	for (i = 0; i < cs_g.settings.ntargets; i++) {
-		const char *glob = cs_g.settings.targets[i].glob, *plus = strrchr(glob, '+');
-		char mod[CS_TARGET_NAME_MAX];
-
-		if (!plus || (size_t)(plus - glob) >= sizeof(mod))
-			continue;
-		memcpy(mod, glob, (size_t)(plus - glob));
-		mod[plus - glob] = '\0';
-		if (!fnmatch(mod, mp->base_name, 0))
+	for (i = 0; i < cs_g.settings.ntargets; i++)
+		if (address_here(mp, cs_g.settings.targets[i].glob))
 			return 0;
-	}
 	n = cs_settings_literals(&cs_g.settings, s, len);
 	if (n < 0)
 		return 0;

@@ -318,8 +318,9 @@ void cs_output_populate(const void *p, uint64_t len)
 
 	if (!len || sys_madvise((char *)cs_g.hdr + first, end - first, MADV_POPULATE_WRITE) == 0)
 		return;
-	/* Touching writes nothing: a zero is stored over a zero only where
-	 * the page was never written (this thread's own unused windows). */
+	/* Without MADV_POPULATE_WRITE (before Linux 5.14): touch each page by
+	 * an atomic add of 0, which writes back whatever another thread may
+	 * have stored there meanwhile (its faults then count as page faults). */
 	for (q = off; q < off + len; q = (q & ~4095ull) + 4096)
 		__atomic_fetch_add((volatile char *)cs_g.hdr + q, 0, __ATOMIC_RELAXED);
 }

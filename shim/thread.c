@@ -347,8 +347,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	restore_signals(&mask);
 	return CS_ENTER_MEASURE;
 pass:
-	if (t)
-		account(t, t0);
+	account(t, t0);
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
