@@ -25,7 +25,12 @@
 #include <stdint.h>
 
 #define CS_MAGIC "CSHIMRPT"
-#define CS_FORMAT_VERSION 1u
+/* 2: site blocks start on a 64-byte line (a padding block before them
+ * if needed) and hold calls and entered right before stat[] (version 1
+ * had them before dropped and nested), so that every per-call update of
+ * the first event's aggregate lands in one cache line.  Readers convert
+ * version 1 files. */
+#define CS_FORMAT_VERSION 2u
 #define CS_HEADER_SIZE 4096u
 
 #define CS_MAX_EVENTS 16u
@@ -96,6 +101,7 @@ enum cs_block_type {
 	CS_BLOCK_NESTED = 5, /* struct cs_nested_block */
 	CS_BLOCK_SERIES = 6, /* struct cs_series_block */
 	CS_BLOCK_REFUSAL = 7, /* struct cs_refusal_block */
+	CS_BLOCK_PAD = 8, /* nothing: aligns the block after it */
 };
 
 struct cs_block {
@@ -199,12 +205,20 @@ struct cs_site_block {
 	uint32_t nevents; /* entries of stat[] (== header.nevents) */
 	uint64_t offset; /* callsite - module base */
 	uint64_t key; /* argument size class, CS_KEY_NONE when not keyed */
-	uint64_t calls; /* measured calls that returned */
-	uint64_t entered; /* calls that entered the wrapper */
 	uint64_t dropped; /* returned, but the reading was unusable */
 	uint64_t nested; /* file offset of its cs_nested_block, 0 if none */
+	/* The block starts on a 64-byte line; this second line holds every
+	 * field a call updates but its histogram bucket (for the first event). */
+	uint64_t calls; /* measured calls that returned */
+	uint64_t entered; /* calls that entered the wrapper */
 	struct cs_stat stat[];
 };
+
+/* Where a site block starts in the file (its offset is a multiple). */
+#define CS_SITE_ALIGN 64u
+_Static_assert(__builtin_offsetof(struct cs_site_block, calls) == 64 &&
+		       __builtin_offsetof(struct cs_site_block, stat[0].first) < 128,
+	       "a call's updates of the first event share one line");
 
 /* Inclusive and exclusive values of the calls of one site during which
  * other wrapped calls returned (a target calling a target).  Made at the

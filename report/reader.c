@@ -87,9 +87,9 @@ static int check_header(const struct cs_file_header *h, const char *name, char *
 
 	if (memcmp(h->magic, CS_MAGIC, sizeof(h->magic)) != 0)
 		return fail(err, errlen, name, -EINVAL, "not a cacheshim report (bad magic)");
-	if (h->version != CS_FORMAT_VERSION)
+	if (h->version != CS_FORMAT_VERSION && h->version != 1)
 		return fail(err, errlen, name, -EINVAL,
-			    "unsupported format version %u (this cacheshim reads version %u)",
+			    "unsupported format version %u (this cacheshim reads versions 1 to %u)",
 			    h->version, CS_FORMAT_VERSION);
 	if (h->header_size != CS_HEADER_SIZE)
 		return fail(err, errlen, name, -EINVAL, "bad header size %u (expected %u)",
@@ -350,6 +350,20 @@ struct vecs {
 	struct vec m, t, s, th, n, se, r;
 };
 
+/* Version 1 site blocks had calls and entered before dropped and nested;
+ * swapped in place into the version 2 order (version 1 files are always
+ * read into memory of their own, never mapped). */
+static void upgrade_site_v1(unsigned char *p)
+{
+	unsigned char v1_counts[16];
+	const size_t calls = offsetof(struct cs_site_block, dropped),
+		     dropped = offsetof(struct cs_site_block, calls);
+
+	memcpy(v1_counts, p + calls, 16);
+	memmove(p + calls, p + dropped, 16);
+	memcpy(p + dropped, v1_counts, 16);
+}
+
 /* Checks one block of a known type whose size is in bounds and appends it
  * to its array; a block that cannot be used is dropped as damage.
  * Returns 0 or -ENOMEM. */
@@ -394,6 +408,8 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 			return push(vt, t);
 		return 0;
 	case CS_BLOCK_SITE:
+		if (f->hdr->version == 1 && b->size >= sizeof(*s))
+			upgrade_site_v1(f->data + off);
 		s = (const void *)p;
 		if (b->size < sizeof(*s))
 			damage(f, "site block at offset %llu: too small (%u bytes)", (ull)off,
@@ -420,6 +436,8 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 		return check_series(f, off, b, vse);
 	case CS_BLOCK_REFUSAL:
 		return check_refusal(f, off, b, &vv->r);
+	case CS_BLOCK_PAD:
+		return 0;
 	default:
 		/* 0 = reserved but not published yet; others come from a
 		 * newer writer.  Either way the size says where to go on. */
@@ -1051,7 +1069,7 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 		return ret;
 	}
 	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
-	if (u.h.state == CS_STATE_COMPLETE) {
+	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION) {
 		f = map_file(fd, path, used, err, errlen, &ret);
 		if (f || ret != -EAGAIN) {
 			close(fd);

@@ -27,7 +27,10 @@
  * histogram bucket), so latency costs more than count: the trampoline
  * and site lookup with no statistics are already ~1.31x the rdtsc floor;
  * statistics, histogram, series window and nesting add ~14 ns (the
- * histogram bucket ~3-4 of them).
+ * histogram bucket ~3-4 of them).  Per call site a call touches three
+ * cache lines: its table slot, the site block's second line (counts and
+ * the first event's statistics, common/format.h) and the histogram
+ * bucket; with thousands of call sites these miss L2 and set the cost.
  *
  * Anything that is not a hit (first call of a thread, a new call site, a
  * nested or series block to make, series windows to merge) returns a
@@ -112,17 +115,17 @@ HOT struct cs_site_block *find_site(const struct cs_thread *t, uint32_t target, 
 	/* One load of the table: a handler may replace it meanwhile, and the
 	 * old one stays mapped. */
 	const struct cs_site_table *tab = __atomic_load_n(&t->sites, __ATOMIC_ACQUIRE);
-	uint64_t h = cs_site_hash(target, callsite, key);
+	uint32_t tag = cs_site_tag(target, key), site;
+	uint64_t h = cs_site_hash(tag, callsite);
 	const struct cs_site_slot *s;
-	struct cs_site_block *site;
 
 	for (;; h++) {
 		s = &tab->slot[h & tab->mask];
 		site = __atomic_load_n(&s->site, __ATOMIC_ACQUIRE);
 		if (!site)
 			return NULL;
-		if (s->callsite == callsite && s->target == target && s->key == key)
-			return site;
+		if (s->callsite == callsite && s->tag == tag)
+			return cs_site_at(site);
 	}
 }
 

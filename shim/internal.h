@@ -155,12 +155,14 @@ enum cs_enter_result {
 };
 
 /* ---- per-thread state (thread.c creates it, hotpath.c uses it) ---- */
+/* 16 bytes, so that a thread with 10,000 call sites probes a table of
+ * 512 KB (it is on every call's path: with 32-byte slots it alone filled
+ * a megabyte of L2). */
 struct cs_site_slot {
 	uint64_t callsite;
-	uint64_t key;
-	uint32_t target;
-	uint32_t reserved;
-	struct cs_site_block *site; /* NULL: empty slot; stored last */
+	uint32_t tag; /* cs_site_tag(target, key) */
+	uint32_t site; /* file offset of the site block / CS_SITE_ALIGN; 0:
+			* empty slot (offset 0 is the header); stored last */
 };
 
 /* Open-addressing table of a thread's sites.  Replaced whole when it grows
@@ -211,9 +213,21 @@ struct cs_thread {
 	uint32_t tid;
 };
 
-static inline uint64_t cs_site_hash(uint32_t target, uint64_t callsite, uint64_t key)
+/* Argument size class (0, 1, 2, 4, ... or CS_KEY_NONE) as 0..65. */
+static inline uint32_t cs_key_code(uint64_t key)
 {
-	return (callsite ^ (callsite >> 13)) + (target * 0x9e3779b97f4a7c15ull) + key * 0x9e37u;
+	return key == CS_KEY_NONE ? 0 : key ? 2 + (uint32_t)__builtin_ctzll(key) : 1;
+}
+
+/* Target id (below 2^25) and key in one word, as a slot holds them. */
+static inline uint32_t cs_site_tag(uint32_t target, uint64_t key)
+{
+	return target << 7 | cs_key_code(key);
+}
+
+static inline uint64_t cs_site_hash(uint32_t tag, uint64_t callsite)
+{
+	return (callsite ^ (callsite >> 13)) + tag * 0x9e3779b97f4a7c15ull;
 }
 
 extern __thread struct cs_thread *cs_tls_thread;
@@ -267,6 +281,7 @@ extern uint64_t cs_xsave_mask; /* XCR0 components saved; 0 = use FXSAVE */
 
 /* ---- targets: one per (name, address) matched ---- */
 #define CS_MAX_TARGETS 4096
+_Static_assert(CS_MAX_TARGETS < (1u << 24), "target ids fit cs_site_tag");
 
 struct cs_target {
 	uint64_t addr; /* the real function */
@@ -547,6 +562,9 @@ void *cs_output_reserve(uint32_t size);
 /* cs_output_reserve, but only the first populate bytes are mapped in now;
  * the rest with cs_output_populate before their first use. */
 void *cs_output_reserve_part(uint32_t size, uint32_t populate);
+/* cs_output_reserve_part with the block at a multiple of align (a power of
+ * two, at least 8) in the file: a padding block fills the gap. */
+void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align);
 /* Maps [p, p + len) of the file in (MADV_POPULATE_WRITE: not counted as
  * page faults).  Writes no data, so other code may be writing there. */
 void cs_output_populate(const void *p, uint64_t len);
@@ -602,5 +620,11 @@ struct cs_global {
 };
 
 extern struct cs_global cs_g;
+
+/* The site block a slot's site field names. */
+static inline struct cs_site_block *cs_site_at(uint32_t site)
+{
+	return (struct cs_site_block *)((char *)cs_g.hdr + (uint64_t)site * CS_SITE_ALIGN);
+}
 
 #endif /* CACHESHIM_SHIM_INTERNAL_H */

@@ -378,26 +378,41 @@ void cs_output_prefault(const void *p, uint64_t len)
 
 void *cs_output_reserve(uint32_t size)
 {
-	return cs_output_reserve_part(size, size);
+	return cs_output_reserve_aligned(size, size, 8);
 }
 
 void *cs_output_reserve_part(uint32_t size, uint32_t populate)
 {
+	return cs_output_reserve_aligned(size, populate, 8);
+}
+
+void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align)
+{
 	struct cs_file_header *hdr = cs_g.hdr;
-	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED);
+	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED), pad;
 	struct cs_block *b;
 
+	/* Blocks are 8-byte multiples, so a padding block (at least its
+	 * 8-byte header) fits any gap to a larger alignment. */
 	do {
-		if ((off & CS_USED_SEALED) || off + size > out_capacity)
+		pad = (align - (off & (align - 1))) & (align - 1);
+		if ((off & CS_USED_SEALED) || off + pad + size > out_capacity)
 			return NULL;
-	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + size, 1, __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
-	if (out_full || grow(off + size) < 0) {
+	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + pad + size, 1,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	if (out_full || grow(off + pad + size) < 0) {
 		/* No room on the file system: the reservation stays unused (a
 		 * zero-size block, where a reader's walk ends), and nothing is
 		 * reserved after it. */
 		out_full = 1;
 		return NULL;
+	}
+	if (pad) {
+		b = (struct cs_block *)((char *)hdr + off);
+		prefault(off, pad);
+		__atomic_store_n(&b->size, (uint32_t)pad, __ATOMIC_RELAXED);
+		cs_output_publish(b, CS_BLOCK_PAD);
+		off += pad;
 	}
 	b = (struct cs_block *)((char *)hdr + off);
 	prefault(off, populate < size ? populate : size);

@@ -12,6 +12,9 @@
 
 #define CS_DEFAULT_CAPACITY_MB 256u
 #define CS_MAX_CAPACITY_MB 65536u
+/* A site table slot holds a site block's offset / CS_SITE_ALIGN in 32 bits. */
+_Static_assert((uint64_t)CS_MAX_CAPACITY_MB << 20 <= (uint64_t)CS_SITE_ALIGN << 32,
+	       "site offsets fit a slot");
 #define CS_MAX_WINDOW 4096u
 
 /* Characters a function name or fnmatch(3) glob may hold. */

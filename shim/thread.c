@@ -147,14 +147,13 @@ static void table_put(struct cs_site_table *tab, const struct cs_site_slot *in)
 	struct cs_site_slot *s;
 	uint64_t h;
 
-	for (h = cs_site_hash(in->target, in->callsite, in->key);; h++) {
+	for (h = cs_site_hash(in->tag, in->callsite);; h++) {
 		s = &tab->slot[h & tab->mask];
 		if (!s->site)
 			break;
 	}
 	s->callsite = in->callsite;
-	s->key = in->key;
-	s->target = in->target;
+	s->tag = in->tag;
 	__atomic_store_n(&s->site, in->site, __ATOMIC_RELEASE);
 	tab->nsites++;
 }
@@ -179,15 +178,16 @@ static int grow_table(struct cs_thread *t)
 static struct cs_site_block *table_get(const struct cs_site_table *tab, uint32_t target,
 				       uint64_t callsite, uint64_t key)
 {
+	uint32_t tag = cs_site_tag(target, key);
 	uint64_t h;
 
-	for (h = cs_site_hash(target, callsite, key);; h++) {
+	for (h = cs_site_hash(tag, callsite);; h++) {
 		const struct cs_site_slot *s = &tab->slot[h & tab->mask];
 
 		if (!s->site)
 			return NULL;
-		if (s->callsite == callsite && s->target == target && s->key == key)
-			return s->site;
+		if (s->callsite == callsite && s->tag == tag)
+			return cs_site_at(s->site);
 	}
 }
 
@@ -195,7 +195,8 @@ static struct cs_site_block *table_get(const struct cs_site_table *tab, uint32_t
 static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
 				      uint64_t key)
 {
-	struct cs_site_block *b = cs_output_reserve((uint32_t)cs_site_block_size(cs_g.nevents));
+	uint32_t size = (uint32_t)cs_site_block_size(cs_g.nevents);
+	struct cs_site_block *b = cs_output_reserve_aligned(size, size, CS_SITE_ALIGN);
 	uint64_t base = 0;
 
 	if (!b) {
@@ -221,7 +222,11 @@ static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint
 static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key,
 		    struct cs_site_block *b)
 {
-	struct cs_site_slot in = {.callsite = callsite, .key = key, .target = target, .site = b};
+	struct cs_site_slot in = {
+		.callsite = callsite,
+		.tag = cs_site_tag(target, key),
+		.site = (uint32_t)(((char *)b - (char *)cs_g.hdr) / CS_SITE_ALIGN),
+	};
 	struct cs_site_table *tab = t->sites;
 
 	if ((tab->nsites + 1) * 2 > tab->mask + 1) {

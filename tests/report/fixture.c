@@ -174,6 +174,8 @@ size_t fx_site(struct fx *f, uint32_t target, uint32_t tid, uint32_t module, uin
 	struct cs_site_block *s;
 	size_t off;
 
+	if (f->align_sites && f->len % CS_SITE_ALIGN)
+		fx_block(f, CS_BLOCK_PAD, CS_SITE_ALIGN - f->len % CS_SITE_ALIGN);
 	off = fx_block(f, CS_BLOCK_SITE, (uint32_t)cs_site_block_size(n));
 	s = fx_at(f, off);
 	s->target = target;

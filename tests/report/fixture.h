@@ -15,6 +15,8 @@ struct fx {
 	size_t len, cap;
 	uint32_t next_module, next_target;
 	uint64_t used; /* fx_write stores this as header.used when not 0 */
+	int align_sites; /* site blocks at multiples of CS_SITE_ALIGN, as the
+			  * shim writes them (a padding block before) */
 };
 
 /* An event of fx_new: name, kind (CS_EVENT_*), flags (CS_EVENT_COUNTED...). */

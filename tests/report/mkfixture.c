@@ -47,12 +47,13 @@ static void call2(struct fx *f, size_t site, uint64_t a, uint64_t b)
 /* basic.rpt: two modules, three targets (one with a comma and a quote in
  * its name), a call site measured by two threads, a call that did not
  * return and a dropped one. */
-static struct fx *basic(void)
+static struct fx *basic_aligned(int align)
 {
 	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
 	uint32_t prog, foo, tm, tf, to;
 	size_t s;
 
+	f->align_sites = align;
 	prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
 	foo = fx_module(f, "/nonexistent/libfoo.so", NULL, 0, 0x7ffff7000000);
 	tm = fx_target(f, "malloc", foo, 0, CS_HOOK_GOT);
@@ -84,6 +85,38 @@ static struct fx *basic(void)
 	s = fx_site(f, to, 100, 0, 0xabc, CS_KEY_NONE);
 	call2(f, s, 3, 1);
 	return f;
+}
+
+static struct fx *basic(void)
+{
+	return basic_aligned(0);
+}
+
+/* aligned.rpt: basic.rpt with its site blocks on 64-byte lines behind
+ * padding blocks, as the shim writes them; v1.rpt: basic.rpt in format
+ * version 1 (calls and entered before dropped and nested).  Both read as
+ * basic.rpt does. */
+static int versions(void)
+{
+	struct fx *f = basic_aligned(1);
+	size_t off;
+	int ret = fx_write(f, out("aligned.rpt"), 1, 0);
+
+	fx_free(f);
+	f = basic();
+	fx_header(f)->version = 1;
+	for (off = CS_HEADER_SIZE; off < f->len; off += ((struct cs_block *)fx_at(f, off))->size) {
+		struct cs_site_block *s = fx_at(f, off);
+		uint64_t calls = s->calls, entered = s->entered;
+
+		if (s->hdr.type != CS_BLOCK_SITE)
+			continue;
+		/* Version 1: calls, entered, dropped, nested from offset 48. */
+		memcpy((char *)s + 48, (uint64_t[]){calls, entered, s->dropped, s->nested}, 32);
+	}
+	ret |= fx_write(f, out("v1.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
 }
 
 /* merge_a.rpt and merge_b.rpt: two processes of one program, the same
@@ -238,7 +271,7 @@ static int corrupted(void)
 	memcpy(h->magic, "CSHIMRPX", 8);
 	PUT("badmagic.rpt", len);
 	memcpy(h->magic, CS_MAGIC, 8);
-	h->version = 2;
+	h->version = 3;
 	PUT("version.rpt", len);
 	h->version = CS_FORMAT_VERSION;
 	h->nevents = 1000;
@@ -746,6 +779,7 @@ int main(int argc, char **argv)
 	f = basic();
 	ret = fx_write(f, out("basic.rpt"), 1, 0);
 	fx_free(f);
+	ret |= versions();
 	ret |= merge_files();
 	ret |= running();
 	ret |= failed();

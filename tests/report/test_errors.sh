@@ -12,7 +12,7 @@ rejected=(
 	$LINENO empty.rpt "not a cacheshim report (bad magic)"
 	$LINENO badmagic.rpt "not a cacheshim report (bad magic)"
 	$LINENO short.rpt "truncated header (100 bytes, 4096 expected)"
-	$LINENO version.rpt "unsupported format version 2 (this cacheshim reads version 1)"
+	$LINENO version.rpt "unsupported format version 3 (this cacheshim reads versions 1 to 2)"
 	$LINENO nevents.rpt "1000 events in the header (at most 16)"
 	$LINENO self.expected "not a cacheshim report (bad magic)"
 	$LINENO nonexistent.rpt "cannot open: No such file or directory"
@@ -34,7 +34,7 @@ done
 run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/short.rpt" "$T/version.rpt"
 expect_status $LINENO 1
 expect_err $LINENO "$T/short.rpt: truncated header"
-expect_err $LINENO "$T/version.rpt: unsupported format version 2"
+expect_err $LINENO "$T/version.rpt: unsupported format version 3"
 [ -s "$T/out" ] && fail $LINENO "output although a file was rejected"
 
 # LINE FILE MESSAGE CSV-LINES-KEPT (data lines)

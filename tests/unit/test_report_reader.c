@@ -183,7 +183,7 @@ static void m_empty(struct fx *x, size_t *len)
 }
 static void m_version(struct fx *x, size_t *len)
 {
-	fx_header(x)->version = 2;
+	fx_header(x)->version = 3;
 }
 static void m_hdrsize(struct fx *x, size_t *len)
 {
@@ -319,7 +319,7 @@ static const struct bad_case bad_cases[] = {
 	{__LINE__, m_short, 1, "truncated header (100 bytes, 4096 expected)"},
 	{__LINE__, m_short_hdr, 1, "truncated header"},
 	{__LINE__, m_empty, 1, "bad magic"},
-	{__LINE__, m_version, 1, "unsupported format version 2"},
+	{__LINE__, m_version, 1, "unsupported format version 3"},
 	{__LINE__, m_hdrsize, 1, "bad header size 8192"},
 	{__LINE__, m_nevents, 1, "1000 events in the header (at most 16)"},
 	{__LINE__, m_nevents17, 1, "17 events"},
