@@ -176,6 +176,13 @@ struct cs_site_table {
 	struct cs_site_slot slot[];
 };
 
+/* Where a thread carves its call-site and nested blocks from: a range of
+ * the file it reserved, zero-written and mapped in one go (output.c). */
+struct cs_arena {
+	uint64_t next, end; /* file offsets: the unused part [next, end) */
+	uint32_t size; /* of the last arena reserved, 0 before the first */
+};
+
 /* Entry of a thread's nesting stack (see hotpath.c). */
 struct cs_nest {
 	uint64_t frame; /* address of the call's cs_frame */
@@ -210,6 +217,7 @@ struct cs_thread {
 	uint64_t nest_stride;
 	uint64_t depth; /* entries in use */
 	uint64_t max_depth; /* live measured calls at most (stack budget) */
+	struct cs_arena arena;
 	uint32_t tid;
 };
 
@@ -565,6 +573,11 @@ void *cs_output_reserve_part(uint32_t size, uint32_t populate);
 /* cs_output_reserve_part with the block at a multiple of align (a power of
  * two, at least 8) in the file: a padding block fills the gap. */
 void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align);
+/* A block of size bytes at a multiple of align (at most CS_SITE_ALIGN)
+ * from the thread's arena a, which grows by a new arena when it is used
+ * up; like cs_output_reserve otherwise.  Only the thread itself, in slow
+ * paths, may carve from its arena. */
+void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align);
 /* Maps [p, p + len) of the file in (MADV_POPULATE_WRITE: not counted as
  * page faults).  Writes no data, so other code may be writing there. */
 void cs_output_populate(const void *p, uint64_t len);

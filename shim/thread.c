@@ -196,7 +196,7 @@ static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint
 				      uint64_t key)
 {
 	uint32_t size = (uint32_t)cs_site_block_size(cs_g.nevents);
-	struct cs_site_block *b = cs_output_reserve_aligned(size, size, CS_SITE_ALIGN);
+	struct cs_site_block *b = cs_output_carve(&t->arena, size, CS_SITE_ALIGN);
 	uint64_t base = 0;
 
 	if (!b) {
@@ -361,10 +361,10 @@ pass:
 	return CS_ENTER_PASS;
 }
 
-static struct cs_nested_block *make_nested(struct cs_site_block *site)
+static struct cs_nested_block *make_nested(struct cs_thread *t, struct cs_site_block *site)
 {
 	struct cs_nested_block *nb =
-		cs_output_reserve((uint32_t)cs_nested_block_size(cs_g.nevents));
+		cs_output_carve(&t->arena, (uint32_t)cs_nested_block_size(cs_g.nevents), 8);
 
 	if (!nb)
 		return NULL;
@@ -573,7 +573,7 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	/* No re-entry guard here: nothing below calls libc (reserving is a
 	 * compare-and-swap, merging plain loops); a signal handler's calls
 	 * wait for the end (signals blocked) and are measured then. */
-	if (f->nchildren && !site->nested && !make_nested(site)) {
+	if (f->nchildren && !site->nested && !make_nested(t, site)) {
 		/* File full: keep the call's inclusive values at least. */
 		f->nchildren = 0;
 	}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* Many call sites in several threads: the shim carves their blocks from
+ * per-thread arenas of the report file (shim/output.c).
+ *
+ * Usage: prog_arena T exit|kill.  Each of T threads (T = 0: the main
+ * thread alone) calls rt_leaf from 48 call sites of its own, site i
+ * (i + 1) times, and rt_ping(4) once (three nested levels); then the
+ * program prints the sum of the results and exits, or kills itself with
+ * SIGKILL (after printing). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/robust/robust.h"
+
+#define SITES 48
+
+/* One call instruction per case: the argument differs, so the compiler
+ * cannot merge the cases into one call. */
+#define S1(i) case i: return rt_leaf(x + i);
+#define S8(i) S1(i) S1(i + 1) S1(i + 2) S1(i + 3) S1(i + 4) S1(i + 5) S1(i + 6) S1(i + 7)
+
+static long call_site(int i, long x)
+{
+	switch (i) {
+		S8(0) S8(8) S8(16) S8(24) S8(32) S8(40)
+	}
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	long s = 0;
+	int i, k;
+
+	for (i = 0; i < SITES; i++)
+		for (k = 0; k <= i; k++)
+			s += call_site(i, k);
+	s += rt_ping(4);
+	*(long *)arg = s;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t tid[16];
+	long sum[16], total = 0;
+	int t, n;
+
+	if (argc != 3 || (strcmp(argv[2], "exit") && strcmp(argv[2], "kill"))) {
+		fprintf(stderr, "usage: %s THREADS exit|kill\n", argv[0]);
+		return 2;
+	}
+	n = atoi(argv[1]);
+	if (n < 0 || n > 16) {
+		fprintf(stderr, "%s: 0 to 16 threads\n", argv[0]);
+		return 2;
+	}
+	if (n == 0) {
+		worker(&total);
+	} else {
+		for (t = 0; t < n; t++) {
+			if (pthread_create(&tid[t], NULL, worker, &sum[t])) {
+				fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
+				return 1;
+			}
+		}
+		for (t = 0; t < n; t++) {
+			pthread_join(tid[t], NULL);
+			total += sum[t];
+		}
+	}
+	printf("%d threads: sum %ld\n", n, total);
+	fflush(stdout);
+	if (!strcmp(argv[2], "kill"))
+		raise(SIGKILL);
+	return 0;
+}
