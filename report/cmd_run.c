@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -157,23 +158,73 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Finds the report files of session in dir and merges them into r.
- * Returns the number of files merged. */
-static size_t collect(struct cs_report *r, const char *dir, uint64_t session)
+/* The names the shim may give its files under the output pattern, as an
+ * fnmatch(3) glob of the pattern's last component: %p and %e (the pid, a
+ * program name: an exec'd child's may differ) match anything, the rest
+ * is literal.  A name clash makes the shim append .1, .2, ... (matched by
+ * the caller).  Only those files are opened: a directory like /tmp may
+ * hold thousands of others, and opening each cost more than the run. */
+static char *name_glob(const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/'), *p = slash ? slash + 1 : pattern;
+	char *g = malloc(2 * strlen(p) + 1), *o = g;
+
+	if (!g)
+		return NULL;
+	for (; *p; p++) {
+		if (p[0] == '%' && (p[1] == 'p' || p[1] == 'e')) {
+			*o++ = '*';
+			p++;
+			continue;
+		}
+		if (p[0] == '%' && p[1] == '%')
+			p++;
+		if (strchr("*?[\\", *p))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return g;
+}
+
+/* A file name the pattern's glob g gives, with or without the shim's
+ * ".N" clash suffix. */
+static int name_matches(const char *g, const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	char *stem;
+	int ok;
+
+	if (fnmatch(g, name, FNM_PERIOD) == 0)
+		return 1;
+	if (!dot || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1))
+		return 0;
+	stem = strndup(name, (size_t)(dot - name));
+	ok = stem && fnmatch(g, stem, FNM_PERIOD) == 0;
+	free(stem);
+	return ok;
+}
+
+/* Finds the report files of session in dir named by the output pattern
+ * and merges them into r.  Returns the number of files merged. */
+static size_t collect(struct cs_report *r, const char *dir, const char *pattern, uint64_t session)
 {
 	struct cs_file_header h;
 	struct dirent *de;
-	char **names = NULL, **nn, *path;
+	char **names = NULL, **nn, *path, *glob;
 	size_t n = 0, i, merged = 0, len;
 	DIR *d;
 
-	d = opendir(dir);
+	glob = name_glob(pattern);
+	d = glob ? opendir(dir) : NULL;
 	if (!d) {
-		cs_warn("run: cannot read %s: %s", dir, strerror(errno));
+		cs_warn("run: cannot read %s: %s", dir, glob ? strerror(errno) : "out of memory");
+		free(glob);
 		return 0;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+		if ((de->d_type != DT_REG && de->d_type != DT_UNKNOWN) ||
+		    !name_matches(glob, de->d_name))
 			continue;
 		len = strlen(dir) + 1 + strlen(de->d_name) + 1;
 		path = malloc(len);
@@ -193,6 +244,7 @@ static size_t collect(struct cs_report *r, const char *dir, uint64_t session)
 		names[n++] = path;
 	}
 	closedir(d);
+	free(glob);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
@@ -221,7 +273,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		cs_err("out of memory");
 		return;
 	}
-	n = collect(r, dir, session);
+	n = collect(r, dir, pattern, session);
 	if (n == 0) {
 		cs_warn("run: no report file of this run in %s (was %s loaded?)", dir, shim);
 	} else {

@@ -725,6 +725,14 @@ static int fake_shim(int status)
 	size_t s;
 
 	expand(pattern && pattern[0] ? pattern : "cacheshim.out.%p", path, sizeof(path));
+	/* A name taken: .1, .2, ... appended, as the shim does. */
+	for (int i = 1; access(path, F_OK) == 0 && i < 100; i++) {
+		size_t n = strlen(path);
+
+		if (i > 1)
+			n = (size_t)(strrchr(path, '.') - path);
+		snprintf(path + n, sizeof(path) - n, ".%d", i);
+	}
 	f = fx_new("/usr/bin/fake", (uint32_t)getpid(), 2, ev2);
 	fx_header(f)->session = session ? strtoull(session, NULL, 10) : 0;
 	m = fx_module(f, "/nonexistent/fake", NULL, 0, 0);

@@ -58,6 +58,25 @@ status=$?
 expect_status $LINENO 0
 expect_err $LINENO "(1 report file in .)"
 
+# Only files named by the output pattern are looked at (a directory like
+# /tmp may hold thousands of others): glob characters in it are literal,
+# %p and %e stand for anything, and a taken name's .N suffix is allowed.
+# A file of this session under another name (a child that set its own
+# CACHESHIM_OUTPUT) is not collected.
+mkdir "$T/names"
+touch "$T/names/r[1]*?.x" # taken: the fake shim writes r[1]*?.x.1
+run_cmd "$CS_CMD" run -o "$T/names/r[1]*?.x" -- sh -c \
+	'CACHESHIM_OUTPUT=$0/other.%p "$1" --fake-shim 0 && "$1" --fake-shim 0' "$T/names" "$MKFIXTURE"
+expect_status $LINENO 0
+[ -f "$T/names/r[1]*?.x.1" ] || fail $LINENO "the fake shim did not write r[1]*?.x.1"
+ls "$T/names"/other.* >/dev/null 2>&1 || fail $LINENO "the fake shim did not write other.PID"
+expect_err $LINENO "cacheshim summary of sh (1 report file in $T/names)"
+grep -qE '^  fake_fn +2 ' "$T/err" || { fail $LINENO "fake_fn: not 2 calls"; show "$T/err"; }
+mkdir "$T/names2"
+run_cmd "$CS_CMD" run -o "$T/names2/%e-%%-%p.csr" -- "$MKFIXTURE" --fake-shim 0
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/names2)"
+
 # Exit statuses pass through; -q prints no summary.
 for want in 0 1 42 255; do
 	run_cmd "$CS_CMD" run -q -o "$T/q.%p" -- "$MKFIXTURE" --fake-shim $want
