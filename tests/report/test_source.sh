@@ -42,6 +42,29 @@ for w in "${want[@]}"; do
 	grep -qE "^/.*/$w\$" "$T/out" || { fail $LINENO "no CSV source .../$w"; show "$T/out"; }
 done
 
+# Stripped after the run, its debug file named by .gnu_debuglink in .debug/
+# next to it (as binutils makes them): the lines come from there.
+if command -v objcopy >/dev/null && command -v strip >/dev/null; then
+	mkdir -p "$T/dl/.debug"
+	cp "$PROG" "$T/dl/prog_lines"
+	"$T/dl/prog_lines" "$T/dl.rpt" "$T/dl.expected" || { echo "prog_lines failed" >&2; exit 99; }
+	objcopy --only-keep-debug "$T/dl/prog_lines" "$T/dl/.debug/prog_lines.dbg"
+	strip -g "$T/dl/prog_lines"
+	objcopy --add-gnu-debuglink="$T/dl/.debug/prog_lines.dbg" "$T/dl/prog_lines"
+	env -u DEBUGINFOD_URLS "$CS_CMD" report "$T/dl.rpt" >"$T/out" 2>"$T/err"
+	lines_in $LINENO
+	mv "$T/dl/.debug/prog_lines.dbg" "$T/dl/.debug/elsewhere.dbg"
+	env -u DEBUGINFOD_URLS "$CS_CMD" report -f csv "$T/dl.rpt" >"$T/out" 2>"$T/err"
+	csv_pick callsite,source
+	grep -qE '^main\+0x[0-9a-f]+,$' "$T/out" || { fail $LINENO "debug file gone: still a source"; show "$T/out"; }
+	# No debug file here, no debuginfod server configured: libdebuginfod
+	# (with libcurl, GnuTLS ... behind it) is not even loaded (ld.so's
+	# LD_DEBUG=files lists what is).
+	env -u DEBUGINFOD_URLS LD_DEBUG=files "$CS_CMD" report "$T/dl.rpt" >/dev/null 2>"$T/lddebug"
+	grep -q 'libdebuginfod' "$T/lddebug" &&
+		fail $LINENO "libdebuginfod loaded without DEBUGINFOD_URLS"
+fi
+
 # --by function has no call sites, so no source.
 run_cmd "$CS_CMD" report --by function "$T/lines.rpt"
 grep -q 'source' "$T/out" && fail $LINENO "source column with --by function"
