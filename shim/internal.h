@@ -180,7 +180,7 @@ struct cs_site_table {
  * the file it reserved, zero-written and mapped in one go (output.c). */
 struct cs_arena {
 	uint64_t next, end; /* file offsets: the unused part [next, end) */
-	uint32_t size; /* of the last arena reserved, 0 before the first */
+	uint64_t used; /* bytes of blocks the thread has made */
 };
 
 /* Entry of a thread's nesting stack (see hotpath.c). */
@@ -578,6 +578,9 @@ void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align
  * up; like cs_output_reserve otherwise.  Only the thread itself, in slow
  * paths, may carve from its arena. */
 void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align);
+/* Gives the unused rest of a thread's arena to the threads after it (at
+ * thread exit, or when it takes a new arena). */
+void cs_output_arena_release(struct cs_arena *a);
 /* Maps [p, p + len) of the file in (MADV_POPULATE_WRITE: not counted as
  * page faults).  Writes no data, so other code may be writing there. */
 void cs_output_populate(const void *p, uint64_t len);

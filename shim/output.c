@@ -422,17 +422,27 @@ void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align
 
 /* Call-site and nested blocks (9-19 KB with one event) each cost a system
  * call and populate-only faults at 3-9 us a page when reserved one by one
- * (below CS_ZERO_WRITE_MIN); a thread reserves them in arenas instead, 64
- * KB at first, doubling to 256 KB (one pwritev of zeros), whose pages are
- * written and mapped at ~1 us a page.  The unused part of an arena is a
- * padding block, so the file stays walkable at every moment: a block is
- * carved off its front by writing the padding header of what remains
- * behind it first, then the block's size over the old padding header
- * (one 4-byte store: a reader sees the arena either whole or split); the
- * block keeps the padding type until it is published.  At worst a
- * thread leaves the end of its last arena unused (at most 256 KB). */
-#define CS_ARENA_MIN (64u << 10)
+ * (below CS_ZERO_WRITE_MIN); a thread that has made CS_ARENA_AFTER bytes
+ * of them reserves the rest in arenas, as large as what it made so far
+ * (32 to 256 KB), whose pages are written with zeros and mapped in one go
+ * at ~1 us a page.  The unused part of an arena is a padding block, so
+ * the file stays walkable at every moment: a block is carved off its
+ * front by writing the padding header of what remains behind it first,
+ * then the block's size over the old padding header (one 4-byte store: a
+ * reader sees the arena either whole or split); the block keeps the
+ * padding type until it is published.  A thread's first blocks are
+ * reserved alone, so that the many threads of a program that starts a
+ * thread per task, each making a call site or two, leave no unused arena
+ * behind; and an exiting thread's unused rest goes to a few spare slots
+ * that the next arena is taken from. */
+#define CS_ARENA_AFTER (24u << 10)
+#define CS_ARENA_MIN (32u << 10)
 #define CS_ARENA_MAX (256u << 10)
+#define CS_SPARES 8
+
+/* Unused arena ends of exited threads: offset / 8 << 16 | length / 8
+ * (at most CS_ARENA_MAX), 0 = empty slot. */
+static uint64_t spares[CS_SPARES];
 
 static void pad_at(uint64_t off, uint64_t size)
 {
@@ -454,30 +464,84 @@ static struct cs_block *split(struct cs_arena *a, uint64_t size)
 	return b;
 }
 
+/* Makes a spare of at least need bytes a's arena.  Returns 1 if one was. */
+static int take_spare(struct cs_arena *a, uint64_t need)
+{
+	unsigned i;
+
+	for (i = 0; i < CS_SPARES; i++) {
+		uint64_t v = __atomic_load_n(&spares[i], __ATOMIC_ACQUIRE);
+
+		if (v && (v & 0xffff) * 8 >= need &&
+		    __atomic_compare_exchange_n(&spares[i], &v, 0, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			a->next = (v >> 16) * 8;
+			a->end = a->next + (v & 0xffff) * 8;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void cs_output_arena_release(struct cs_arena *a)
+{
+	uint64_t len = a->end - a->next, v;
+	unsigned i;
+
+	if (!cs_g.hdr || len < 4096 || len > CS_ARENA_MAX)
+		return;
+	v = a->next / 8 << 16 | len / 8;
+	for (i = 0; i < CS_SPARES; i++) {
+		uint64_t empty = 0;
+
+		if (__atomic_compare_exchange_n(&spares[i], &empty, v, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	a->next = a->end = 0;
+}
+
+/* A block reserved on its own, counted as the thread's. */
+static void *alone(struct cs_arena *a, uint32_t size, uint32_t align)
+{
+	void *b = cs_output_reserve_aligned(size, size, align);
+
+	if (b)
+		a->used += size;
+	return b;
+}
+
 void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align)
 {
-	uint64_t pad = (align - (a->next & (align - 1))) & (align - 1);
+	uint64_t pad = (align - (a->next & (align - 1))) & (align - 1), want;
 	struct cs_block *b;
 
+	/* As cs_output_reserve: nothing new once the file is sealed (at exit,
+	 * or while an exec is under way). */
+	if (__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED)
+		return NULL;
 	if (!a->end || a->next + pad + size > a->end) {
-		uint32_t want = a->size ? a->size * 2 : CS_ARENA_MIN;
-
-		if (want > CS_ARENA_MAX)
-			want = CS_ARENA_MAX;
-		/* Too big for an arena, or no room for one near the end of the
-		 * file: the block alone. */
-		if (size + CS_SITE_ALIGN > want ||
-		    !(b = cs_output_reserve_aligned(want, want, CS_SITE_ALIGN)))
-			return cs_output_reserve_aligned(size, size, align);
-		/* The whole arena is one padding block until it is carved. */
-		cs_output_publish(b, CS_BLOCK_PAD);
-		a->next = (uint64_t)((char *)b - (char *)cs_g.hdr);
-		a->end = a->next + want;
-		a->size = want;
-		pad = 0;
+		want = (a->used + 4095) & ~4095ull;
+		want = want < CS_ARENA_MIN ? CS_ARENA_MIN : want > CS_ARENA_MAX ? CS_ARENA_MAX : want;
+		/* A thread's first blocks, or a block too big for an arena. */
+		if (a->used < CS_ARENA_AFTER || size + CS_SITE_ALIGN > want)
+			return alone(a, size, align);
+		/* The rest of the old arena may serve another thread. */
+		cs_output_arena_release(a);
+		if (!take_spare(a, size + CS_SITE_ALIGN)) {
+			b = cs_output_reserve_aligned((uint32_t)want, (uint32_t)want, CS_SITE_ALIGN);
+			if (!b) /* no room for an arena near the end of the file */
+				return alone(a, size, align);
+			/* A new arena: one padding block until it is carved. */
+			cs_output_publish(b, CS_BLOCK_PAD);
+			a->next = (uint64_t)((char *)b - (char *)cs_g.hdr);
+			a->end = a->next + want;
+		}
+		pad = (align - (a->next & (align - 1))) & (align - 1);
 	}
 	if (pad)
 		split(a, pad);
+	a->used += size;
 	return split(a, size);
 }
 
@@ -540,6 +604,8 @@ void cs_output_forget(void)
 {
 	int fd;
 
+	/* A forked child's file is a new one: the parent's spares are not in it. */
+	memset(spares, 0, sizeof(spares));
 	if (cs_g.hdr)
 		munmap(cs_g.hdr, out_capacity);
 	fd = out_fd >= 0 ? report_fd() : -1;

@@ -136,6 +136,7 @@ static void thread_destroy(void *p)
 {
 	cs_guard_take();
 	cs_tls_thread = &disabled_thread;
+	cs_output_arena_release(&((struct cs_thread *)p)->arena);
 	thread_free(p);
 	cs_guard_drop();
 }

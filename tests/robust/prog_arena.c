@@ -2,11 +2,11 @@
 /* Many call sites in several threads: the shim carves their blocks from
  * per-thread arenas of the report file (shim/output.c).
  *
- * Usage: prog_arena T exit|kill.  Each of T threads (T = 0: the main
- * thread alone) calls rt_leaf from 48 call sites of its own, site i
- * (i + 1) times, and rt_ping(4) once (three nested levels); then the
- * program prints the sum of the results and exits, or kills itself with
- * SIGKILL (after printing). */
+ * Usage: prog_arena T SITES exit|kill.  Each of T threads (T = 0: the
+ * main thread alone) calls rt_leaf from SITES (1 to 48) call sites of its
+ * own, site i (i + 1) times, and with 8 sites or more rt_ping(4) once
+ * (three nested levels); then the program prints the sum of the results
+ * and exits, or kills itself with SIGKILL (after printing). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +16,8 @@
 #include "tests/robust/robust.h"
 
 #define SITES 48
+
+static int nsites;
 
 /* One call instruction per case: the argument differs, so the compiler
  * cannot merge the cases into one call. */
@@ -35,27 +37,29 @@ static void *worker(void *arg)
 	long s = 0;
 	int i, k;
 
-	for (i = 0; i < SITES; i++)
+	for (i = 0; i < nsites; i++)
 		for (k = 0; k <= i; k++)
 			s += call_site(i, k);
-	s += rt_ping(4);
+	if (nsites >= 8)
+		s += rt_ping(4);
 	*(long *)arg = s;
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t tid[16];
-	long sum[16], total = 0;
+	pthread_t tid[64];
+	long sum[64], total = 0;
 	int t, n;
 
-	if (argc != 3 || (strcmp(argv[2], "exit") && strcmp(argv[2], "kill"))) {
-		fprintf(stderr, "usage: %s THREADS exit|kill\n", argv[0]);
+	if (argc != 4 || (strcmp(argv[3], "exit") && strcmp(argv[3], "kill"))) {
+		fprintf(stderr, "usage: %s THREADS SITES exit|kill\n", argv[0]);
 		return 2;
 	}
 	n = atoi(argv[1]);
-	if (n < 0 || n > 16) {
-		fprintf(stderr, "%s: 0 to 16 threads\n", argv[0]);
+	nsites = atoi(argv[2]);
+	if (n < 0 || n > 64 || nsites < 1 || nsites > SITES) {
+		fprintf(stderr, "%s: 0 to 64 threads, 1 to %d sites\n", argv[0], SITES);
 		return 2;
 	}
 	if (n == 0) {
@@ -74,7 +78,7 @@ int main(int argc, char **argv)
 	}
 	printf("%d threads: sum %ld\n", n, total);
 	fflush(stdout);
-	if (!strcmp(argv[2], "kill"))
+	if (!strcmp(argv[3], "kill"))
 		raise(SIGKILL);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # Call-site and nested blocks carved from per-thread arenas of the report
 # file (shim/output.c): two threads with 48 call sites each (several
 # arenas per thread, carved while the other thread carves its own), and
-# the same killed by SIGKILL at the end.  Every call is in the report with
+# the same killed by SIGKILL at the end; and 48 threads with two call
+# sites each in a 2 MB file, which arenas must not fill.  Every call is in the report with
 # its exact count, nothing reads as damaged, and in the file itself every
 # site block starts on a 64-byte line and the unused ends of the arenas
 # are padding blocks.
@@ -29,9 +30,9 @@ blocks()
 for how in exit:0 kill:137; do
 	want=${how#*:}
 	how=${how%:*}
-	plain_run plain_$how "$R/prog_arena" 2 $how
+	plain_run plain_$how "$R/prog_arena" 2 48 $how
 	expect_status plain_$how $want
-	shim_run arena_$how tsc rt_leaf,rt_ping,rt_pong "$R/prog_arena" 2 $how
+	shim_run arena_$how tsc rt_leaf,rt_ping,rt_pong "$R/prog_arena" 2 48 $how
 	expect_status arena_$how $want
 	same_output plain_$how arena_$how
 	no_shim_lines arena_$how
@@ -72,3 +73,19 @@ for how in exit:0 kill:137; do
 	[ "$nends" -ge 2 ] || fail "$how: $nends arena ends (padding of 64 bytes or more), want 2 or more"
 	echo "$how: status $want; 96 call sites exact; $nsites site blocks (64-byte lines), $nnested nested, $npads padding ($nends arena ends)"
 done
+
+# A thread's first blocks are reserved alone: 48 threads with two call
+# sites each fit a 2 MB file (96 site blocks of 9 KB); with an arena per
+# thread from its first block on they did not, and calls were lost.
+plain_run plain_small "$R/prog_arena" 48 2 exit
+CACHESHIM_CAPACITY_MB=2 CACHESHIM_SERIES=0 shim_run small tsc rt_leaf "$R/prog_arena" 48 2 exit
+expect_status small 0
+same_output plain_small small
+no_shim_lines small
+report_csv small
+want_count small "function=rt_leaf,event=tsc" calls 144
+if grep -qE 'lost|not recorded|full' "$T/small.rerr"; then
+	show "$T/small.rerr"
+	fail "48 threads x 2 call sites in 2 MB: calls lost"
+fi
+echo "48 threads x 2 call sites in a 2 MB file: 144 calls, none lost"
