@@ -28,8 +28,9 @@
 /* 2: site blocks start on a 64-byte line (a padding block before them
  * if needed) and hold calls and entered right before stat[] (version 1
  * had them before dropped and nested), so that every per-call update of
- * the first event's aggregate lands in one cache line.  Readers convert
- * version 1 files. */
+ * the first event's aggregate lands in one cache line; series windows are
+ * a multiple of 64 bytes (cs_window_size).  Readers convert version 1
+ * files. */
 #define CS_FORMAT_VERSION 2u
 #define CS_HEADER_SIZE 4096u
 
@@ -299,7 +300,18 @@ static inline uint64_t cs_whist_lower(unsigned b)
 	return (1ull << k) + ((uint64_t)s << (k - CS_WHIST_SUB_BITS));
 }
 
+/* Bytes of one window: a multiple of 64 since format version 2 (the
+ * shim places a series block so that its windows start on 64-byte lines),
+ * so that a call's updates of the window's count and of the first
+ * event's sum, min and max share one cache line. */
 static inline uint64_t cs_window_size(unsigned nevents)
+{
+	return (sizeof(struct cs_window) + (uint64_t)nevents * sizeof(struct cs_wstat) + 63) &
+	       ~63ull;
+}
+
+/* The same in format version 1: not rounded. */
+static inline uint64_t cs_window_size_v1(unsigned nevents)
 {
 	return sizeof(struct cs_window) + (uint64_t)nevents * sizeof(struct cs_wstat);
 }
@@ -308,6 +320,9 @@ static inline uint64_t cs_series_block_size(unsigned nevents)
 {
 	return sizeof(struct cs_series_block) + CS_SERIES_WINDOWS * cs_window_size(nevents);
 }
+
+_Static_assert(sizeof(struct cs_window) + __builtin_offsetof(struct cs_wstat, hist) <= 64,
+	       "a window's counts share a line");
 
 static inline uint64_t cs_nested_block_size(unsigned nevents)
 {

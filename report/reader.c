@@ -281,7 +281,7 @@ static int check_series(struct cs_file *f, uint64_t off, const struct cs_block *
 {
 	const struct cs_series_block *sb = (const void *)(f->data + off);
 	uint32_t nev = f->hdr->nevents;
-	uint64_t sum = 0, c;
+	uint64_t sum = 0, c, wsize;
 	unsigned i, used;
 
 	if (b->size < sizeof(*sb)) {
@@ -293,12 +293,14 @@ static int check_series(struct cs_file *f, uint64_t off, const struct cs_block *
 		       sb->nevents, nev);
 		return 0;
 	}
-	if (sb->window_size != cs_window_size(nev) || b->size != cs_series_block_size(nev)) {
+	/* Version 1 windows were not rounded up to 64 bytes. */
+	wsize = f->hdr->version == 1 ? cs_window_size_v1(nev) : cs_window_size(nev);
+	if (sb->window_size != wsize || b->size != sizeof(*sb) + CS_SERIES_WINDOWS * wsize) {
 		damage(f,
 		       "series block at offset %llu: %u bytes, windows of %llu bytes (%llu and "
 		       "%llu for %u events)",
-		       (ull)off, b->size, (ull)sb->window_size, (ull)cs_series_block_size(nev),
-		       (ull)cs_window_size(nev), nev);
+		       (ull)off, b->size, (ull)sb->window_size,
+		       (ull)(sizeof(*sb) + CS_SERIES_WINDOWS * wsize), (ull)wsize, nev);
 		return 0;
 	}
 	if (sb->shift >= 64) {

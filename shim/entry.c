@@ -303,7 +303,7 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 	t->block->how |= CS_HOOK_REFUSED;
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
-		b->target = t->id;
+		b->target = cs_target_id((unsigned)idx);
 		b->offset = off;
 		snprintf(b->why, sizeof(b->why), "%s", why);
 		cs_output_publish(b, CS_BLOCK_REFUSAL);
@@ -441,7 +441,7 @@ static void patch_candidates(struct module_pass *mp)
 		/* Calls through GOT stubs may take the thunks from now on: they
 		 * are executable and do what the function's first bytes do. */
 		for (i = 0; i < npend; i++)
-			cs_g.targets[pend[i].cookie].call = pend[i].thunk;
+			cs_g.hot[pend[i].cookie].call = pend[i].thunk;
 		if (cs_code_write(pend, npend, mp->fresh, &failed) < 0)
 			mp->deferred = 1;
 	}
@@ -450,7 +450,7 @@ static void patch_candidates(struct module_pass *mp)
 
 		if (!pend[i].written) {
 			/* Not written: calls go to the function itself. */
-			t->call = t->addr;
+			cs_g.hot[pend[i].cookie].call = t->addr;
 			t->entry_done = !mp->deferred;
 			/* A deferral is recorded once, not at every retry. */
 			if (!(mp->deferred && t->entry_deferred))
@@ -468,7 +468,7 @@ static void patch_candidates(struct module_pass *mp)
 		 * must not run the patched entry: that would count twice. */
 		for (k = 0; k < cs_g.ntargets; k++) {
 			if (cs_g.targets[k].addr == t->addr && &cs_g.targets[k] != t)
-				cs_g.targets[k].call = pend[i].thunk;
+				cs_g.hot[k].call = pend[i].thunk;
 		}
 	}
 	free(pend);
@@ -662,7 +662,7 @@ int cs_entry_is_patched(uint64_t addr)
 	for (i = 0; i < n; i++) {
 		const struct cs_target *t = &cs_g.targets[i];
 
-		if (t->addr == addr && !t->unloaded && t->call != t->addr)
+		if (t->addr == addr && !t->unloaded && cs_g.hot[i].call != t->addr)
 			return 1;
 	}
 	return 0;

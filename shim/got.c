@@ -185,13 +185,12 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	}
 	t = &cs_g.targets[cs_g.ntargets];
 	t->addr = addr;
-	t->call = addr;
-	t->id = cs_g.ntargets + 1;
-	t->argn = argn;
+	cs_g.hot[cs_g.ntargets].call = addr;
+	cs_g.hot[cs_g.ntargets].argn = argn;
 	t->stub = cs_stub_addr(cs_g.ntargets);
 	t->block = b;
 	strncpy(t->name, name, sizeof(t->name) - 1);
-	b->id = t->id;
+	b->id = cs_target_id(cs_g.ntargets);
 	b->how = how;
 	b->argn = argn;
 	b->addr = addr;

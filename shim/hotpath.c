@@ -348,7 +348,7 @@ static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
 
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
-	const struct cs_target *tg = &cs_g.targets[f->target_idx];
+	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site;
 
@@ -367,7 +367,7 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	/* After a dlclose the thread's call-site addresses may be stale. */
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
 		return CS_ENTER_SLOW;
-	site = find_site(t, tg->id, callsite_of(f), key_of(f, tg->argn));
+	site = find_site(t, cs_target_id(f->target_idx), callsite_of(f), key_of(f, tg->argn));
 	if (!site)
 		return CS_ENTER_SLOW;
 	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&

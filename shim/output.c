@@ -388,6 +388,11 @@ void *cs_output_reserve_part(uint32_t size, uint32_t populate)
 
 void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align)
 {
+	return cs_output_reserve_skewed(size, populate, align, 0);
+}
+
+void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align, uint32_t skew)
+{
 	struct cs_file_header *hdr = cs_g.hdr;
 	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED), pad;
 	struct cs_block *b;
@@ -395,7 +400,7 @@ void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align
 	/* Blocks are 8-byte multiples, so a padding block (at least its
 	 * 8-byte header) fits any gap to a larger alignment. */
 	do {
-		pad = (align - (off & (align - 1))) & (align - 1);
+		pad = (align - ((off + skew) & (align - 1))) & (align - 1);
 		if ((off & CS_USED_SEALED) || off + pad + size > out_capacity)
 			return NULL;
 	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + pad + size, 1,

@@ -315,7 +315,7 @@ static void account(struct cs_thread *t, uint64_t t0)
 uint64_t cs_thread_enter_slow(struct cs_frame *f)
 {
 	uint64_t mask, t0 = (block_signals(&mask), ticks());
-	const struct cs_target *tg = &cs_g.targets[f->target_idx];
+	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
 	int saved_errno;
@@ -342,7 +342,8 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 		__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
 		t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 	}
-	site = cs_thread_site(t, tg->id, cs_hot_callsite(f), cs_hot_key(f, tg->argn));
+	site = cs_thread_site(t, cs_target_id(f->target_idx), cs_hot_callsite(f),
+			      cs_hot_key(f, tg->argn));
 	if (!site)
 		goto pass;
 	errno = saved_errno;
@@ -397,15 +398,16 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
 		    cs_g.settings.capacity / 4 ||
 	    size > UINT32_MAX ||
-	    !(sb = cs_output_reserve_part(
+	    !(sb = cs_output_reserve_skewed(
 		      (uint32_t)size,
-		      (uint32_t)(sizeof(*sb) + CS_SERIES_READY_FIRST * cs_window_size(cs_g.nevents))))) {
+		      (uint32_t)(sizeof(*sb) + CS_SERIES_READY_FIRST * cs_window_size(cs_g.nevents)),
+		      64, sizeof(*sb)))) {
 		CS_LOG_ONCE("series over time use a quarter of the report file; functions "
 			    "first called after that have none (CACHESHIM_CAPACITY_MB)");
 		t->series[idx] = CS_NO_SERIES;
 		return CS_NO_SERIES;
 	}
-	sb->target = cs_g.targets[idx].id;
+	sb->target = cs_target_id(idx);
 	sb->tid = t->tid;
 	sb->nevents = cs_g.nevents;
 	sb->window_size = cs_window_size(cs_g.nevents);

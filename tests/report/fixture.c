@@ -301,13 +301,15 @@ size_t fx_series(struct fx *f, uint32_t target, uint32_t tid, unsigned shift)
 	struct cs_series_block *sb;
 	size_t off;
 
-	off = fx_block(f, CS_BLOCK_SERIES, (uint32_t)cs_series_block_size(n));
+	uint64_t wsize = f->v1_windows ? cs_window_size_v1(n) : cs_window_size(n);
+
+	off = fx_block(f, CS_BLOCK_SERIES, (uint32_t)(sizeof(*sb) + CS_SERIES_WINDOWS * wsize));
 	sb = fx_at(f, off);
 	sb->target = target;
 	sb->tid = tid;
 	sb->nevents = n;
 	sb->shift = shift;
-	sb->window_size = cs_window_size(n);
+	sb->window_size = wsize;
 	return off;
 }
 

@@ -17,6 +17,7 @@ struct fx {
 	uint64_t used; /* fx_write stores this as header.used when not 0 */
 	int align_sites; /* site blocks at multiples of CS_SITE_ALIGN, as the
 			  * shim writes them (a padding block before) */
+	int v1_windows; /* series windows of format version 1's size */
 };
 
 /* An event of fx_new: name, kind (CS_EVENT_*), flags (CS_EVENT_COUNTED...). */

@@ -96,24 +96,32 @@ static struct fx *basic(void)
  * padding blocks, as the shim writes them; v1.rpt: basic.rpt in format
  * version 1 (calls and entered before dropped and nested).  Both read as
  * basic.rpt does. */
-static int versions(void)
+/* Turns f into format version 1: the header's version, and the site
+ * blocks' counts in version 1's order (calls, entered, dropped, nested
+ * from offset 48).  Series windows must have been made with v1_windows. */
+static struct fx *to_v1(struct fx *f)
 {
-	struct fx *f = basic_aligned(1);
 	size_t off;
-	int ret = fx_write(f, out("aligned.rpt"), 1, 0);
 
-	fx_free(f);
-	f = basic();
 	fx_header(f)->version = 1;
 	for (off = CS_HEADER_SIZE; off < f->len; off += ((struct cs_block *)fx_at(f, off))->size) {
 		struct cs_site_block *s = fx_at(f, off);
 		uint64_t calls = s->calls, entered = s->entered;
 
-		if (s->hdr.type != CS_BLOCK_SITE)
-			continue;
-		/* Version 1: calls, entered, dropped, nested from offset 48. */
-		memcpy((char *)s + 48, (uint64_t[]){calls, entered, s->dropped, s->nested}, 32);
+		if (s->hdr.type == CS_BLOCK_SITE)
+			memcpy((char *)s + 48, (uint64_t[]){calls, entered, s->dropped, s->nested},
+			       32);
 	}
+	return f;
+}
+
+static int versions(void)
+{
+	struct fx *f = basic_aligned(1);
+	int ret = fx_write(f, out("aligned.rpt"), 1, 0);
+
+	fx_free(f);
+	f = to_v1(basic());
 	ret |= fx_write(f, out("v1.rpt"), 1, 0);
 	fx_free(f);
 	return ret;
@@ -473,19 +481,18 @@ static int nested(void)
  *   grow, thread 901:   tsc 8, 8, 9, 9 (shift 1)
  *   long, thread 900:   tsc 100 (calls 1-1024), 200 (1025-2048),
  *                       300 (2049-3072); faults 0 */
-static int series(void)
+static struct fx *series_fixture(int v1, unsigned nevents)
 {
-	struct fx *f = fx_new("/usr/bin/prog", 900, 2, ev2);
+	struct fx *f = fx_new("/usr/bin/prog", 900, nevents, ev2);
 	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
 	uint32_t tl = fx_target(f, "lookup", m, 0, CS_HOOK_GOT);
 	uint32_t tg = fx_target(f, "grow", m, 0, CS_HOOK_GOT);
 	uint32_t tn = fx_target(f, "long", m, 0, CS_HOOK_GOT);
 	uint64_t v[2];
 	size_t s, q;
-	unsigned shift = 0;
-	int i, ret;
-	FILE *exp;
+	int i;
 
+	f->v1_windows = v1;
 	fx_thread(f, 900, 3);
 	fx_thread(f, 901, 3);
 	s = fx_site(f, tl, 900, m, 0x300, CS_KEY_NONE);
@@ -528,7 +535,29 @@ static int series(void)
 		fx_call(f, s, v);
 		fx_series_call(f, q, v);
 	}
+	return v1 ? to_v1(f) : f;
+}
+
+/* series.rpt, and v1series.rpt: the same in format version 1; and both
+ * with the first event only (series1.rpt, v1series1.rpt), whose windows
+ * (1,256 bytes) version 2 rounds up to 1,280. */
+static int series(void)
+{
+	struct fx *f = series_fixture(0, 2);
+	unsigned shift = 0;
+	int ret;
+	FILE *exp;
+
 	ret = fx_write(f, out("series.rpt"), 1, 0);
+	fx_free(f);
+	f = series_fixture(1, 2);
+	ret |= fx_write(f, out("v1series.rpt"), 1, 0);
+	fx_free(f);
+	f = series_fixture(0, 1);
+	ret |= fx_write(f, out("series1.rpt"), 1, 0);
+	fx_free(f);
+	f = series_fixture(1, 1);
+	ret |= fx_write(f, out("v1series1.rpt"), 1, 0);
 	fx_free(f);
 	while ((CS_SERIES_WINDOWS << shift) < 3072)
 		shift++;
