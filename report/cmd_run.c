@@ -195,12 +195,12 @@ static int name_matches(const char *g, const char *name)
 	char *stem;
 	int ok;
 
-	if (fnmatch(g, name, FNM_PERIOD) == 0)
+	if (fnmatch(g, name, 0) == 0)
 		return 1;
 	if (!dot || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1))
 		return 0;
 	stem = strndup(name, (size_t)(dot - name));
-	ok = stem && fnmatch(g, stem, FNM_PERIOD) == 0;
+	ok = stem && fnmatch(g, stem, 0) == 0;
 	free(stem);
 	return ok;
 }

@@ -43,40 +43,83 @@ struct found {
 	UT_hash_handle hh;
 };
 
-/* 1 when a file named by the module's .gnu_debuglink (or, without one,
- * its name + ".debug") exists where libdwfl's standard search looks for
- * it: next to the file, in .debug/ there, or under a debug directory of
- * debuginfo_path (an absolute entry followed by the file's directory). */
-static int debuglink_candidate(const char *file_name, const char *debuglink_file)
+/* 1 when path names a readable file. */
+static int readable(const char *path)
 {
-	const char *slash = file_name ? strrchr(file_name, '/') : NULL, *entry, *end;
-	char name[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+	return access(path, R_OK) == 0;
+}
+
+/* 1 when a debug file for the module in directory dir (no trailing
+ * slash) by name exists where libdwfl's standard search looks: for each
+ * debuginfo_path entry, dir itself ("", not for the file's own name),
+ * dir/ENTRY (relative), or
+ * ENTRY/SUFFIX for every suffix of dir down to ENTRY itself (absolute). */
+static int candidate_in(const char *dir, const char *name, int own_name)
+{
+	const char *entry, *end, *suffix;
+	char path[PATH_MAX];
 	int n;
 
-	if (!slash)
-		return 0;
-	n = snprintf(name, sizeof(name), "%s", debuglink_file ? debuglink_file : "");
-	if (!debuglink_file)
-		n = snprintf(name, sizeof(name), "%s.debug", slash + 1);
-	if (n < 0 || (size_t)n >= sizeof(name) || (size_t)(slash - file_name) >= sizeof(dir))
-		return 0;
-	memcpy(dir, file_name, (size_t)(slash - file_name));
-	dir[slash - file_name] = '\0';
 	for (entry = debuginfo_path ? debuginfo_path : ":.debug:" DEFAULT_DEBUG_ROOT; *entry;
 	     entry = *end ? end + 1 : end) {
 		end = strchr(entry, ':');
 		if (!end)
 			end = entry + strlen(entry);
-		if (end == entry)
+		if (end == entry) {
+			/* dir/NAME with the file's own name is the file itself. */
+			if (own_name)
+				continue;
 			n = snprintf(path, sizeof(path), "%s/%s", dir, name);
-		else if (*entry == '/')
-			n = snprintf(path, sizeof(path), "%.*s%s/%s", (int)(end - entry), entry, dir,
-				     name);
-		else
-			n = snprintf(path, sizeof(path), "%s/%.*s/%s", dir, (int)(end - entry), entry,
-				     name);
-		if (n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0)
-			return 1;
+			if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+				return 1;
+		} else if (*entry != '/') {
+			n = snprintf(path, sizeof(path), "%s/%.*s/%s", dir, (int)(end - entry),
+				     entry, name);
+			if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+				return 1;
+		} else {
+			for (suffix = dir;; suffix = strchr(suffix + 1, '/')) {
+				n = snprintf(path, sizeof(path), "%.*s%s/%s", (int)(end - entry),
+					     entry, suffix ? suffix : "", name);
+				if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+					return 1;
+				if (!suffix)
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* 1 when a separate debug file libdwfl's standard search would find by
+ * name exists: the .gnu_debuglink name (or, without one, NAME.debug) and
+ * the file's own name, next to the file as named and as resolved through
+ * symbolic links. */
+static int debuglink_candidate(const char *file_name, const char *debuglink_file)
+{
+	const char *files[2] = {file_name, NULL}, *slash;
+	char real[PATH_MAX], dir[PATH_MAX], name[PATH_MAX];
+	unsigned i, k;
+	int n;
+
+	if (file_name && realpath(file_name, real))
+		files[1] = real;
+	for (i = 0; i < 2; i++) {
+		slash = files[i] ? strrchr(files[i], '/') : NULL;
+		if (!slash || (size_t)(slash - files[i]) >= sizeof(dir))
+			continue;
+		memcpy(dir, files[i], (size_t)(slash - files[i]));
+		dir[slash - files[i]] = '\0';
+		for (k = 0; k < 2; k++) {
+			if (k == 0 && debuglink_file)
+				n = snprintf(name, sizeof(name), "%s", debuglink_file);
+			else if (k == 0)
+				n = snprintf(name, sizeof(name), "%s.debug", slash + 1);
+			else
+				n = snprintf(name, sizeof(name), "%s", slash + 1);
+			if (n > 0 && (size_t)n < sizeof(name) && candidate_in(dir, name, k == 1))
+				return 1;
+		}
 	}
 	return 0;
 }

@@ -493,7 +493,10 @@ void cs_output_arena_release(struct cs_arena *a)
 	uint64_t len = a->end - a->next, v;
 	unsigned i;
 
-	if (!cs_g.hdr || len < 4096 || len > CS_ARENA_MAX)
+	/* A rest too small for a site block would hold a slot for good (a
+	 * running thread moving to a new arena leaves such rests). */
+	if (!cs_g.hdr || len < cs_site_block_size(cs_g.nevents) + CS_SITE_ALIGN ||
+	    len > CS_ARENA_MAX)
 		return;
 	v = a->next / 8 << 16 | len / 8;
 	for (i = 0; i < CS_SPARES; i++) {

@@ -732,7 +732,14 @@ static void expand(const char *pattern, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%d", (int)getpid());
 			p++;
 		} else if (p[0] == '%' && p[1] == 'e') {
-			n += (size_t)snprintf(buf + n, len - n, "mkfixture");
+			/* As the shim: the base name of /proc/self/exe. */
+			char exe[4096];
+			ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			const char *base;
+
+			exe[k > 0 ? k : 0] = '\0';
+			base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+			n += (size_t)snprintf(buf + n, len - n, "%s", base);
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {
 			buf[n++] = '%';

@@ -72,6 +72,12 @@ expect_status $LINENO 0
 ls "$T/names"/other.* >/dev/null 2>&1 || fail $LINENO "the fake shim did not write other.PID"
 expect_err $LINENO "cacheshim summary of sh (1 report file in $T/names)"
 grep -qE '^  fake_fn +2 ' "$T/err" || { fail $LINENO "fake_fn: not 2 calls"; show "$T/err"; }
+# %e of a program whose name starts with '.': the file's name does too.
+cp "$MKFIXTURE" "$T/.hidden-prog"
+mkdir "$T/names3"
+run_cmd "$CS_CMD" run -o "$T/names3/%e.%p" -- "$T/.hidden-prog" --fake-shim 0
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/names3)"
 mkdir "$T/names2"
 run_cmd "$CS_CMD" run -o "$T/names2/%e-%%-%p.csr" -- "$MKFIXTURE" --fake-shim 0
 expect_status $LINENO 0
