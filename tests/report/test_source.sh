@@ -103,4 +103,27 @@ if [ -n "$id" ]; then
 	lines_in $LINENO
 fi
 
+
+# A library loaded through a symbolic link in another directory, stripped
+# after the run, its debug file in .debug/ next to the real file (where
+# libdwfl also looks, through the link): its call site's line is found.
+CS_SHIM=${CS_SHIM:-$CS_BUILDDIR/.libs/libcacheshim.so}
+CC=${CC:-cc}
+if command -v objcopy >/dev/null && command -v strip >/dev/null && command -v "$CC" >/dev/null; then
+	mkdir -p "$T/sl/real/.debug" "$T/sl/bin"
+	printf '#include <stdlib.h>\nlong sl_caller(long x)\n{\n\treturn labs(x) + 1;\n}\n' >"$T/sl/caller.c"
+	printf 'long sl_caller(long);\nint main(void)\n{\n\treturn sl_caller(-3) == 4 ? 0 : 1;\n}\n' >"$T/sl/main.c"
+	"$CC" -g -O1 -fno-builtin -shared -fPIC -o "$T/sl/real/libslcaller.so" "$T/sl/caller.c"
+	ln -s ../real/libslcaller.so "$T/sl/bin/libslcaller.so"
+	"$CC" -g -O1 -o "$T/sl/bin/prog" "$T/sl/main.c" -L"$T/sl/bin" -lslcaller -Wl,-rpath,"$T/sl/bin"
+	CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=labs CACHESHIM_OUTPUT="$T/sl.rpt" \
+		LD_PRELOAD=$CS_SHIM "$T/sl/bin/prog" || fail $LINENO "the symlink program failed"
+	objcopy --only-keep-debug "$T/sl/real/libslcaller.so" "$T/sl/real/.debug/libslcaller.so.debug"
+	strip -g "$T/sl/real/libslcaller.so"
+	objcopy --add-gnu-debuglink="$T/sl/real/.debug/libslcaller.so.debug" "$T/sl/real/libslcaller.so"
+	env -u DEBUGINFOD_URLS "$CS_CMD" report -f csv "$T/sl.rpt" >"$T/out" 2>"$T/err"
+	csv_pick callsite,source
+	grep -qE '^sl_caller\+0x[0-9a-f]+,/.*caller\.c:4$' "$T/out" ||
+		{ fail $LINENO "library through a symlink: no caller.c:4"; show "$T/out"; }
+fi
 finish
