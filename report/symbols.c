@@ -43,49 +43,48 @@ struct found {
 	UT_hash_handle hh;
 };
 
-/* 1 when path names a readable file. */
-static int readable(const char *path)
+/* 1 when A/B/NAME (A/NAME when B is empty) is a readable file; A and B
+ * are the first alen and blen bytes of a and b. */
+static int readable(const char *a, int alen, const char *b, int blen, const char *name)
 {
-	return access(path, R_OK) == 0;
+	char path[PATH_MAX];
+	int n = blen ? snprintf(path, sizeof(path), "%.*s/%.*s/%s", alen, a, blen, b, name)
+		     : snprintf(path, sizeof(path), "%.*s/%s", alen, a, name);
+
+	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
 }
 
 /* 1 when a debug file for the module in directory dir (no trailing
  * slash) by name exists where libdwfl's standard search looks: for each
- * debuginfo_path entry, dir itself ("", not for the file's own name),
- * dir/ENTRY (relative), or
- * ENTRY/SUFFIX for every suffix of dir down to ENTRY itself (absolute). */
+ * debuginfo_path entry, dir itself ("", not for the file's own name:
+ * that is the file), dir/ENTRY (relative), or ENTRY/SUFFIX for every
+ * suffix of dir down to ENTRY itself (absolute). */
 static int candidate_in(const char *dir, const char *name, int own_name)
 {
 	const char *entry, *end, *suffix;
-	char path[PATH_MAX];
-	int n;
+	int len, dlen = (int)strlen(dir);
 
 	for (entry = debuginfo_path ? debuginfo_path : ":.debug:" DEFAULT_DEBUG_ROOT; *entry;
 	     entry = *end ? end + 1 : end) {
 		end = strchr(entry, ':');
 		if (!end)
 			end = entry + strlen(entry);
-		if (end == entry) {
-			/* dir/NAME with the file's own name is the file itself. */
-			if (own_name)
-				continue;
-			n = snprintf(path, sizeof(path), "%s/%s", dir, name);
-			if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+		len = (int)(end - entry);
+		if (!len) {
+			if (!own_name && readable(dir, dlen, "", 0, name))
 				return 1;
 		} else if (*entry != '/') {
-			n = snprintf(path, sizeof(path), "%s/%.*s/%s", dir, (int)(end - entry),
-				     entry, name);
-			if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+			if (readable(dir, dlen, entry, len, name))
 				return 1;
 		} else {
-			for (suffix = dir;; suffix = strchr(suffix + 1, '/')) {
-				n = snprintf(path, sizeof(path), "%.*s%s/%s", (int)(end - entry),
-					     entry, suffix ? suffix : "", name);
-				if (n > 0 && (size_t)n < sizeof(path) && readable(path))
+			for (suffix = dir; suffix; suffix = strchr(suffix + 1, '/')) {
+				const char *rest = suffix + (*suffix == '/');
+
+				if (readable(entry, len, rest, (int)strlen(rest), name))
 					return 1;
-				if (!suffix)
-					break;
 			}
+			if (readable(entry, len, "", 0, name))
+				return 1;
 		}
 	}
 	return 0;

@@ -195,8 +195,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Address targets "module+0xOFFSET" naming this module: accepted only at a
- * function start listed in .eh_frame_hdr. */
 /* The "+0x" of glob if it is an address target whose module glob matches
  * this module's file name, else NULL. */
 static const char *address_here(const struct module_pass *mp, const char *glob)
@@ -212,6 +210,8 @@ static const char *address_here(const struct module_pass *mp, const char *glob)
 	return fnmatch(mod, mp->base_name, 0) ? NULL : plus;
 }
 
+/* Address targets "module+0xOFFSET" naming this module: accepted only at a
+ * function start listed in .eh_frame_hdr. */
 static void address_targets(struct module_pass *mp)
 {
 	unsigned i;

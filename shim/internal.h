@@ -580,13 +580,10 @@ int cs_output_open(void);
 #define CS_FD_HIGH 900
 int cs_fd_high(int fd);
 void *cs_output_reserve(uint32_t size);
-/* cs_output_reserve, but only the first populate bytes are mapped in now;
- * the rest with cs_output_populate before their first use. */
-void *cs_output_reserve_part(uint32_t size, uint32_t populate);
-/* cs_output_reserve_part with the block at a multiple of align (a power of
- * two, at least 8) in the file: a padding block fills the gap. */
-void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align);
-/* The same with block + skew at a multiple of align (skew a multiple of 8). */
+/* cs_output_reserve, but only the first populate bytes are mapped in now
+ * (the rest with cs_output_populate before their first use), and the
+ * block placed so that block + skew is a multiple of align (a power of
+ * two, at least 8; skew a multiple of 8): a padding block fills the gap. */
 void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align, uint32_t skew);
 /* A block of size bytes at a multiple of align (at most CS_SITE_ALIGN)
  * from the thread's arena a, which grows by a new arena when it is used

@@ -376,19 +376,17 @@ void cs_output_prefault(const void *p, uint64_t len)
 	prefault((uint64_t)((const char *)p - (const char *)cs_g.hdr), len);
 }
 
+static void pad_at(uint64_t off, uint64_t size)
+{
+	struct cs_block *b = (struct cs_block *)((char *)cs_g.hdr + off);
+
+	__atomic_store_n(&b->size, (uint32_t)size, __ATOMIC_RELAXED);
+	cs_output_publish(b, CS_BLOCK_PAD);
+}
+
 void *cs_output_reserve(uint32_t size)
 {
-	return cs_output_reserve_aligned(size, size, 8);
-}
-
-void *cs_output_reserve_part(uint32_t size, uint32_t populate)
-{
-	return cs_output_reserve_aligned(size, populate, 8);
-}
-
-void *cs_output_reserve_aligned(uint32_t size, uint32_t populate, uint32_t align)
-{
-	return cs_output_reserve_skewed(size, populate, align, 0);
+	return cs_output_reserve_skewed(size, size, 8, 0);
 }
 
 void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align, uint32_t skew)
@@ -413,10 +411,8 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 		return NULL;
 	}
 	if (pad) {
-		b = (struct cs_block *)((char *)hdr + off);
 		prefault(off, pad);
-		__atomic_store_n(&b->size, (uint32_t)pad, __ATOMIC_RELAXED);
-		cs_output_publish(b, CS_BLOCK_PAD);
+		pad_at(off, pad);
 		off += pad;
 	}
 	b = (struct cs_block *)((char *)hdr + off);
@@ -448,14 +444,6 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 /* Unused arena ends of exited threads: offset / 8 << 16 | length / 8
  * (at most CS_ARENA_MAX), 0 = empty slot. */
 static uint64_t spares[CS_SPARES];
-
-static void pad_at(uint64_t off, uint64_t size)
-{
-	struct cs_block *b = (struct cs_block *)((char *)cs_g.hdr + off);
-
-	__atomic_store_n(&b->size, (uint32_t)size, __ATOMIC_RELAXED);
-	cs_output_publish(b, CS_BLOCK_PAD);
-}
 
 /* Takes size bytes off the front of a's unused part. */
 static struct cs_block *split(struct cs_arena *a, uint64_t size)
@@ -512,7 +500,7 @@ void cs_output_arena_release(struct cs_arena *a)
 /* A block reserved on its own, counted as the thread's. */
 static void *alone(struct cs_arena *a, uint32_t size, uint32_t align)
 {
-	void *b = cs_output_reserve_aligned(size, size, align);
+	void *b = cs_output_reserve_skewed(size, size, align, 0);
 
 	if (b)
 		a->used += size;
@@ -537,7 +525,7 @@ void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align)
 		/* The rest of the old arena may serve another thread. */
 		cs_output_arena_release(a);
 		if (!take_spare(a, size + CS_SITE_ALIGN)) {
-			b = cs_output_reserve_aligned((uint32_t)want, (uint32_t)want, CS_SITE_ALIGN);
+			b = cs_output_reserve_skewed((uint32_t)want, (uint32_t)want, CS_SITE_ALIGN, 0);
 			if (!b) /* no room for an arena near the end of the file */
 				return alone(a, size, align);
 			/* A new arena: one padding block until it is carved. */
