@@ -46,7 +46,7 @@ struct mem_entry {
 	size_t n;
 };
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cs_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mem_entry *mem_cache;
 
 struct vec {
@@ -489,11 +489,11 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 	if (build_id_len > BUILD_ID_MAX || !build_id)
 		build_id_len = 0;
 	if (build_id_len) {
-		pthread_mutex_lock(&cache_lock);
+		pthread_mutex_lock(&cs_cache_lock);
 		e = mem_find(build_id, build_id_len);
 		if (e)
 			use(out, e, base);
-		pthread_mutex_unlock(&cache_lock);
+		pthread_mutex_unlock(&cs_cache_lock);
 		if (e)
 			return 0;
 		/* The disk file's mapping belongs to this set alone and is
@@ -527,7 +527,7 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 		out->base = base;
 		return 0;
 	}
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cs_cache_lock);
 	if (disk)
 		disk_write(build_id, build_id_len, v.v, v.n);
 	e = mem_find(build_id, build_id_len);
@@ -537,7 +537,7 @@ int cs_branches_scan_ranges(const uint64_t *lo, const uint64_t *hi, unsigned nra
 		e = mem_add(build_id, build_id_len, v.v, v.n);
 	if (e)
 		use(out, e, base);
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cs_cache_lock);
 	return e ? 0 : -ENOMEM;
 }
 
@@ -577,12 +577,12 @@ void cs_branches_forget(void)
 {
 	struct mem_entry *e, *next;
 
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cs_cache_lock);
 	for (e = mem_cache; e; e = next) {
 		next = e->next;
 		free(e->off);
 		free(e);
 	}
 	mem_cache = NULL;
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cs_cache_lock);
 }

@@ -71,7 +71,7 @@ struct module_pass {
 	int fresh; /* loaded since the last pass: no thread runs its code yet */
 };
 
-static pthread_mutex_t entry_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cs_entry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct done_module done[MAX_MODULES];
 static unsigned ndone;
 static int patched_total;
@@ -323,7 +323,8 @@ static void patch_candidates(struct module_pass *mp)
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	const char *failed = NULL;
-	unsigned k, written = 0;
+	unsigned written = 0;
+	int alias;
 
 	for (i = 0; i < mp->nranges; i++) {
 		lo = mp->rlo[i] < lo ? mp->rlo[i] : lo;
@@ -466,9 +467,10 @@ static void patch_candidates(struct module_pass *mp)
 		written++;
 		/* Another name's GOT stub (hooked while this was deferred)
 		 * must not run the patched entry: that would count twice. */
-		for (k = 0; k < cs_g.ntargets; k++) {
-			if (cs_g.targets[k].addr == t->addr && &cs_g.targets[k] != t)
-				cs_g.hot[k].call = pend[i].thunk;
+		for (alias = cs_target_at(t->addr); alias >= 0;
+		     alias = cs_g.targets[alias].next_same) {
+			if (&cs_g.targets[alias] != t)
+				cs_g.hot[alias].call = pend[i].thunk;
 		}
 	}
 	free(pend);
@@ -624,7 +626,7 @@ int cs_entry_patch_all(void)
 	size_t i;
 	int before;
 
-	pthread_mutex_lock(&entry_lock);
+	pthread_mutex_lock(&cs_entry_lock);
 	before = patched_total;
 	dl_iterate_phdr(list_module, &l);
 	for (i = 0; i < l.n; i++) {
@@ -651,18 +653,16 @@ int cs_entry_patch_all(void)
 	}
 	free(l.m);
 	before = patched_total - before;
-	pthread_mutex_unlock(&entry_lock);
+	pthread_mutex_unlock(&cs_entry_lock);
 	return before;
 }
 
 int cs_entry_is_patched(uint64_t addr)
 {
-	unsigned i, n = __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE);
+	int i;
 
-	for (i = 0; i < n; i++) {
-		const struct cs_target *t = &cs_g.targets[i];
-
-		if (t->addr == addr && !t->unloaded && cs_g.hot[i].call != t->addr)
+	for (i = cs_target_at(addr); i >= 0; i = cs_g.targets[i].next_same) {
+		if (!cs_g.targets[i].unloaded && cs_g.hot[i].call != addr)
 			return 1;
 	}
 	return 0;
@@ -673,7 +673,7 @@ void cs_entry_forget_unloaded(void)
 	unsigned i, j;
 
 	/* A module unloaded: its address may be reused by another one. */
-	pthread_mutex_lock(&entry_lock);
+	pthread_mutex_lock(&cs_entry_lock);
 	for (i = j = 0; i < ndone; i++) {
 		Dl_info info;
 
@@ -682,5 +682,5 @@ void cs_entry_forget_unloaded(void)
 			done[j++] = done[i];
 	}
 	ndone = j;
-	pthread_mutex_unlock(&entry_lock);
+	pthread_mutex_unlock(&cs_entry_lock);
 }

@@ -8,8 +8,11 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,7 +33,7 @@ struct dyn_info {
 	const char *name;
 };
 
-static pthread_mutex_t got_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cs_got_lock = PTHREAD_MUTEX_INITIALIZER;
 static int patched_total;
 
 /* Dynamic-section pointers are relocated in memory by ld.so on x86-64,
@@ -158,19 +161,45 @@ static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t s
 	return (uint64_t)(uintptr_t)p;
 }
 
+/* Targets by address, so that adding one and the entry pass's "patched
+ * already?" are not a scan of every target (quadratic: ~5 ms at start-up
+ * with 1,450 targets).  Open addressing over twice CS_MAX_TARGETS slots,
+ * each the index + 1 of the newest target at an address (0 = empty);
+ * targets are never removed, only marked unloaded. */
+#define ADDR_SLOTS (2 * CS_MAX_TARGETS)
+_Static_assert((ADDR_SLOTS & (ADDR_SLOTS - 1)) == 0, "a power of two");
+static uint32_t by_addr[ADDR_SLOTS];
+
+static uint32_t *addr_slot(uint64_t addr)
+{
+	uint64_t h = (addr ^ (addr >> 17)) * 0x9e3779b97f4a7c15ull;
+
+	for (h >>= 40;; h++) {
+		uint32_t *s = &by_addr[h & (ADDR_SLOTS - 1)];
+
+		if (!*s || cs_g.targets[*s - 1].addr == addr)
+			return s;
+	}
+}
+
+int cs_target_at(uint64_t addr)
+{
+	return (int)*addr_slot(addr) - 1;
+}
+
 int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 {
+	uint32_t *slot = addr_slot(addr);
 	struct cs_target *t;
 	struct cs_target_block *b;
 	uint64_t base;
-	unsigned i;
+	int i;
 
-	for (i = 0; i < cs_g.ntargets; i++) {
-		if (cs_g.targets[i].addr == addr && !cs_g.targets[i].unloaded &&
-		    !strcmp(cs_g.targets[i].name, name)) {
+	for (i = (int)*slot - 1; i >= 0; i = cs_g.targets[i].next_same) {
+		if (!cs_g.targets[i].unloaded && !strcmp(cs_g.targets[i].name, name)) {
 			if (cs_g.targets[i].block)
 				cs_g.targets[i].block->how |= how;
-			return (int)i;
+			return i;
 		}
 	}
 	if (cs_g.ntargets == CS_MAX_TARGETS) {
@@ -183,8 +212,11 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 		CS_LOG_ONCE("report file full; '%s' and later are not wrapped", name);
 		return -1;
 	}
-	t = &cs_g.targets[cs_g.ntargets];
+	i = (int)cs_g.ntargets;
+	t = &cs_g.targets[i];
 	t->addr = addr;
+	t->next_same = (int)*slot - 1;
+	*slot = (uint32_t)i + 1;
 	cs_g.hot[cs_g.ntargets].call = addr;
 	cs_g.hot[cs_g.ntargets].argn = argn;
 	t->stub = cs_stub_addr(cs_g.ntargets);
@@ -200,7 +232,7 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	/* The trampoline indexes targets[] by what the stub pushes: make the
 	 * entry complete before any slot points at its stub. */
 	__atomic_store_n(&cs_g.ntargets, cs_g.ntargets + 1, __ATOMIC_RELEASE);
-	return (int)i;
+	return i;
 }
 
 static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
@@ -280,25 +312,92 @@ static int may_import(const struct dyn_info *d)
 	return 0;
 }
 
-static int patch_module(struct dl_phdr_info *info, size_t size, void *data)
+/* A module whose GOT may need patching, as dl_iterate_phdr showed it. */
+struct got_module {
+	struct dl_phdr_info info;
+	char path[PATH_MAX];
+};
+
+struct got_list {
+	struct got_module *m;
+	size_t n, cap;
+};
+
+/* dl_iterate_phdr runs with the loader's lock held, and dlsym, dlopen and
+ * dladdr take the loader's other lock: called in here (resolving a lazy
+ * slot) they waited for a dlopen in another thread that was waiting for
+ * this lock, and both threads hung.  So modules are only listed here
+ * (those that may import a target), and patched afterwards. */
+static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 {
+	struct got_list *l = data;
 	struct dyn_info d;
 
+	(void)size;
 	if (cs_modules_untouchable(info) || read_dynamic(info, &d) < 0 || !may_import(&d))
 		return 0;
-	patch_relocs(&d, d.jmprel, d.jmprel_size);
-	patch_relocs(&d, d.rela, d.rela_size);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		void *p = realloc(l->m, cap * sizeof(*l->m));
+
+		if (!p)
+			return 1;
+		l->m = p;
+		l->cap = cap;
+	}
+	l->m[l->n].info = *info;
+	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
+		 info->dlpi_name ? info->dlpi_name : "");
+	l->n++;
 	return 0;
 }
 
-int cs_got_patch_all(void)
+/* Patches a listed module, holding it loaded meanwhile: once the loader's
+ * lock is released another thread may dlclose it, and its GOT would be
+ * unmapped under our stores.  A module no longer loaded at the address it
+ * was listed with is left alone (there is nothing left to patch), and so is
+ * one the default namespace cannot name (dlmopen).  Returns 1 if the module
+ * was held (dropping the hold may have unloaded it), else 0. */
+static int patch_listed(struct got_module *m)
 {
+	struct link_map *lm;
+	struct dyn_info d;
+	void *h = NULL;
+
+	if (m->path[0]) {
+		h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			return 0;
+		if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm->l_addr != m->info.dlpi_addr) {
+			dlclose(h);
+			return 1;
+		}
+	}
+	m->info.dlpi_name = m->path;
+	if (read_dynamic(&m->info, &d) == 0) {
+		patch_relocs(&d, d.jmprel, d.jmprel_size);
+		patch_relocs(&d, d.rela, d.rela_size);
+	}
+	if (!h)
+		return 0;
+	dlclose(h);
+	return 1;
+}
+
+int cs_got_patch_all(int *held)
+{
+	struct got_list l = {0};
+	size_t i;
 	int before;
 
-	pthread_mutex_lock(&got_lock);
+	pthread_mutex_lock(&cs_got_lock);
 	before = patched_total;
-	dl_iterate_phdr(patch_module, NULL);
+	*held = 0;
+	dl_iterate_phdr(list_module, &l);
+	for (i = 0; i < l.n; i++)
+		*held |= patch_listed(&l.m[i]);
+	free(l.m);
 	before = patched_total - before;
-	pthread_mutex_unlock(&got_lock);
+	pthread_mutex_unlock(&cs_got_lock);
 	return before;
 }

@@ -43,14 +43,36 @@ static void xsave_setup(void)
 	cs_xsave_size = b + 64;
 }
 
+/* One patching pass at a time, whichever thread's dlopen started it: the
+ * passes read and add targets (a function entry-patched is left out of
+ * the GOT pass), so two threads' passes must not interleave. */
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Modules that went away: forget them and their targets, and make every
+ * thread start a new site table, since its call-site addresses may come
+ * back as another module's. */
+static void forget_unloaded(void)
+{
+	if (cs_modules_forget_unloaded() > 0) {
+		cs_entry_forget_unloaded();
+		__atomic_fetch_add(&cs_g.epoch, 1, __ATOMIC_RELEASE);
+	}
+}
+
 /* Entry patching first: GOT slots of functions it patched stay as they
  * are, so no call is counted twice. */
 static void patch_all(void)
 {
+	int held = 0;
+
+	pthread_mutex_lock(&patch_lock);
 	if (cs_g.settings.hook & CS_HOOK_ENTRY)
 		cs_entry_patch_all();
 	if (cs_g.settings.hook & CS_HOOK_GOT)
-		cs_got_patch_all();
+		cs_got_patch_all(&held);
+	if (held)
+		forget_unloaded();
+	pthread_mutex_unlock(&patch_lock);
 }
 
 static void report_unmatched(void)
@@ -99,6 +121,11 @@ static void after_fork_child(void)
 	cs_guard_take();
 	cs_g.enabled = 0;
 	cs_g.pid = getpid();
+	pthread_mutex_init(&patch_lock, NULL);
+	pthread_mutex_init(&cs_entry_lock, NULL);
+	pthread_mutex_init(&cs_got_lock, NULL);
+	pthread_mutex_init(&cs_modules_lock, NULL);
+	pthread_mutex_init(&cs_cache_lock, NULL);
 	cs_g.nsites = 0;
 	cs_g.series_bytes = 0;
 	cs_g.generation++;
@@ -109,12 +136,12 @@ static void after_fork_child(void)
 			copies[i] = *cs_g.targets[i].block;
 		cs_g.targets[i].block = &copies[i];
 	}
+	cs_modules_save();
 	cs_output_forget();
 	if (cs_output_open() == 0) {
 		cs_g.hdr->nevents = cs_g.nevents;
 		memcpy(cs_g.hdr->events, cs_g.events, sizeof(cs_g.events));
-		cs_modules_reset();
-		cs_modules_scan();
+		cs_modules_restore();
 		rewrite_targets();
 		cs_g.enabled = 1;
 	}
@@ -165,9 +192,12 @@ __attribute__((constructor)) static void cs_init(void)
 	cs_g.enabled = 1;
 	patch_all();
 	report_unmatched();
-	/* Measured calls need the guard down. */
+	/* Measured calls need the guard down.  The calibration target is
+	 * added under the patching lock like any other. */
 	cs_guard_drop();
+	pthread_mutex_lock(&patch_lock);
 	cs_calibrate();
+	pthread_mutex_unlock(&patch_lock);
 	errno = saved_errno;
 	return;
 out:
@@ -211,9 +241,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
-/* dlclose: when a module really goes away, forget it and its targets, and
- * make every thread start a new site table, since its call-site addresses
- * may come back as another module's. */
+/* dlclose: when a module really goes away, forget it and its targets. */
 CS_EXPORT int dlclose(void *handle)
 {
 	static int (*real)(void *);
@@ -227,10 +255,9 @@ CS_EXPORT int dlclose(void *handle)
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
 		cs_guard_take();
-		if (cs_modules_forget_unloaded() > 0) {
-			cs_entry_forget_unloaded();
-			__atomic_fetch_add(&cs_g.epoch, 1, __ATOMIC_RELEASE);
-		}
+		pthread_mutex_lock(&patch_lock);
+		forget_unloaded();
+		pthread_mutex_unlock(&patch_lock);
 		cs_guard_drop();
 		errno = saved;
 	}

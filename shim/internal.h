@@ -3,6 +3,7 @@
 #ifndef CACHESHIM_SHIM_INTERNAL_H
 #define CACHESHIM_SHIM_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -259,6 +260,13 @@ static inline __attribute__((always_inline)) void cs_guard_drop(void)
 		cs_tls_guard_frame = 0;
 }
 
+/* The slow paths' locks (entry.c, got.c, modules.c, branchscan.c; init.c
+ * has the patching lock over the first two).  Order: patching, then entry
+ * or GOT, then branch cache or modules.  A forked child starts them afresh
+ * (init.c): a thread of the parent may have held one at the fork, and the
+ * child scans its modules again right away. */
+extern pthread_mutex_t cs_entry_lock, cs_got_lock, cs_modules_lock, cs_cache_lock;
+
 /* ---- hotpath.c (built -mgeneral-regs-only) ---- */
 uint64_t cs_hot_enter(struct cs_frame *f);
 /* Returns 0, or CS_EXIT_SLOW when a block must be made first
@@ -298,6 +306,7 @@ struct cs_target {
 	int entry_deferred; /* its deferral was recorded already */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
+	int next_same; /* the next older target at addr (cs_target_at), or -1 */
 	char name[CS_TARGET_NAME_MAX];
 };
 
@@ -331,9 +340,16 @@ int cs_stub_is(uint64_t addr);
 /* Index of the target (name, addr), recorded in the file when new.
  * Returns -1 (logged once) when the table or the file is full. */
 int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how);
+/* The newest target at addr (aliases, or functions of unloaded modules
+ * whose address came back, follow through next_same), or -1.  Under the
+ * patching lock, as cs_target_add. */
+int cs_target_at(uint64_t addr);
 /* Patches the GOT slots of every loaded module that are not patched yet.
- * Returns the number of slots patched. */
-int cs_got_patch_all(void);
+ * Returns the number of slots patched.  *held is set when modules were
+ * held loaded meanwhile (with dlopen): dropping them may have unloaded one
+ * that another thread had closed, unseen by our dlclose wrapper (the
+ * caller runs cs_forget_unloaded then). */
+int cs_got_patch_all(int *held);
 
 /* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----
  * Reads the module's ELF file (mapped read-only, never through the loaded
@@ -565,8 +581,11 @@ struct dl_phdr_info;
 /* True for the modules no patch may touch: the shim itself, the vdso and
  * the dynamic loader. */
 int cs_modules_untouchable(const struct dl_phdr_info *info);
-/* Forgets every module (a forked child records them in its own file). */
-void cs_modules_reset(void);
+/* A forked child: copies the module blocks out of the parent's file
+ * (before cs_output_forget), then writes them into the child's own file
+ * (after cs_output_open), with the same ids. */
+void cs_modules_save(void);
+void cs_modules_restore(void);
 
 /* ---- output.c: the report file ---- */
 /* Creates and maps the report file named by the settings, sets cs_g.hdr.

@@ -7,6 +7,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim/internal.h"
@@ -17,11 +18,12 @@ struct module {
 	uint64_t lo, hi, base;
 	uint32_t id;
 	char name_head[64]; /* to tell a reused range from the old module */
+	struct cs_module_block *block; /* in the report file */
 };
 
 static struct module modules[CS_MAX_MODULES];
 static unsigned nmodules;
-static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cs_modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 {
@@ -112,6 +114,7 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	m->hi = hi;
 	m->base = info->dlpi_addr;
 	m->id = nmodules + 1;
+	m->block = b;
 	snprintf(m->name_head, sizeof(m->name_head), "%s", path);
 	b->id = m->id;
 	b->base = m->base;
@@ -127,14 +130,67 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 
 void cs_modules_scan(void)
 {
-	pthread_mutex_lock(&modules_lock);
+	pthread_mutex_lock(&cs_modules_lock);
 	dl_iterate_phdr(record, NULL);
-	pthread_mutex_unlock(&modules_lock);
+	pthread_mutex_unlock(&cs_modules_lock);
 }
 
-void cs_modules_reset(void)
+/* A forked child's module blocks: the parent's, copied out of the
+ * parent's file before the child lets go of it (cs_modules_save) and
+ * written into the child's own (cs_modules_restore).  Not a new scan: a
+ * thread of the parent may have held the loader's lock at the fork, and
+ * it stays held in the child (dl_iterate_phdr would wait forever); and the
+ * modules keep their ids, by which target blocks name them. */
+static char *saved;
+static size_t saved_size;
+
+void cs_modules_save(void)
 {
-	nmodules = 0;
+	size_t size = 0, at = 0;
+	unsigned i;
+
+	free(saved);
+	saved = NULL;
+	for (i = 0; i < nmodules; i++)
+		if (modules[i].lo != modules[i].hi && modules[i].block)
+			size += modules[i].block->hdr.size;
+	saved = malloc(size ? size : 1);
+	saved_size = saved ? size : 0;
+	for (i = 0; i < nmodules; i++) {
+		struct module *m = &modules[i];
+
+		if (saved && m->lo != m->hi && m->block) {
+			memcpy(saved + at, m->block, m->block->hdr.size);
+			at += m->block->hdr.size;
+		}
+		m->block = NULL; /* the parent's file: not ours any more */
+	}
+}
+
+void cs_modules_restore(void)
+{
+	size_t at = 0;
+	unsigned i;
+
+	for (i = 0; i < nmodules && at < saved_size; i++) {
+		const struct cs_module_block *old = (const struct cs_module_block *)(saved + at);
+		struct module *m = &modules[i];
+		struct cs_module_block *b;
+
+		if (m->lo == m->hi || m->id != old->id)
+			continue;
+		at += old->hdr.size;
+		b = cs_output_reserve(old->hdr.size);
+		if (!b)
+			break;
+		memcpy((char *)b + sizeof(b->hdr), (const char *)old + sizeof(old->hdr),
+		       old->hdr.size - sizeof(old->hdr));
+		m->block = b;
+		cs_output_publish(b, CS_BLOCK_MODULE);
+	}
+	free(saved);
+	saved = NULL;
+	saved_size = 0;
 }
 
 static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
@@ -159,7 +215,7 @@ int cs_modules_forget_unloaded(void)
 	unsigned i, j;
 	int gone = 0;
 
-	pthread_mutex_lock(&modules_lock);
+	pthread_mutex_lock(&cs_modules_lock);
 	memset(alive, 0, sizeof(alive));
 	dl_iterate_phdr(still_loaded, alive);
 	for (i = 0; i < nmodules; i++) {
@@ -176,7 +232,7 @@ int cs_modules_forget_unloaded(void)
 		m->lo = m->hi = 0;
 		gone++;
 	}
-	pthread_mutex_unlock(&modules_lock);
+	pthread_mutex_unlock(&cs_modules_lock);
 	return gone;
 }
 
@@ -207,14 +263,15 @@ uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base)
 	return id;
 }
 
+/* The linker's symbol for our own ELF header: where this library is loaded
+ * (its first segment starts at address 0).  Not dladdr: this runs inside
+ * dl_iterate_phdr, and dladdr takes the loader's lock (see got.c). */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+
 int cs_modules_untouchable(const struct dl_phdr_info *info)
 {
-	static uint64_t self_base; /* our own load bias */
+	const uint64_t self_base = (uint64_t)(uintptr_t)__ehdr_start; /* our own load bias */
 	const char *n = info->dlpi_name ? info->dlpi_name : "";
-	Dl_info self;
-
-	if (!self_base && dladdr((void *)cs_modules_untouchable, &self))
-		self_base = (uint64_t)(uintptr_t)self.dli_fbase;
 	/* Ourselves (our own libc calls must not come back to us), the vdso
 	 * and the dynamic loader (its code and GOT serve the resolver). */
 	return info->dlpi_addr == self_base || !strncmp(n, "linux-vdso", 10) ||
