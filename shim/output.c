@@ -148,6 +148,11 @@ static int grow(uint64_t end)
 	if (fd < 0)
 		return -EBADF;
 	ret = sys_fallocate(fd, want);
+	if ((ret == -ENOSPC || ret == -EDQUOT) && want > ((end + 65535) & ~65535ull)) {
+		/* Less room than a whole step: just what this reservation needs. */
+		want = (end + 65535) & ~65535ull;
+		ret = sys_fallocate(fd, want);
+	}
 	if (ret < 0)
 		return (int)ret;
 	while (size < want && !__atomic_compare_exchange_n(&out_size, &size, want, 1,
@@ -263,9 +268,15 @@ static int map_new_file(void)
 	out_fd = fd;
 	out_size = 0;
 	out_full = 0;
-	out_grows = grow(CS_HEADER_SIZE) == 0;
+	/* With less room than a growth step, grow takes what it needs; a
+	 * later reservation that finds no room makes the file full. */
+	err = grow(CS_HEADER_SIZE);
+	out_grows = err == 0;
 	out_fd = -1;
-	if (!out_grows) {
+	if (err == -EOPNOTSUPP || err == -ENOSYS) {
+		/* No fallocate on this file system: a sparse file of the whole
+		 * capacity.  Never after ENOSPC: a store into a page the file
+		 * system cannot back is a SIGBUS in the program. */
 		out_size = out_capacity;
 		err = ftruncate(fd, (off_t)out_capacity) < 0 ? -errno : 0;
 	}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A report file on a file system with little room (a small tmpfs): the
+# first fallocate asked for a whole 4 MB growth step, and its ENOSPC was
+# taken for "fallocate not supported": the file became a sparse 256 MB one
+# and the first store into a page the file system could not back killed
+# the program with SIGBUS (exit 135).  The program must run as without
+# the shim; with 2 MB free every call is recorded, with 64 KB what fits.
+# Needs root to mount the tmpfs (skipped otherwise).
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+N=1000
+mkdir "$T/fs"
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=64k tmpfs "$T/fs" 2>/dev/null; then
+	echo "SKIP: cannot mount a tmpfs (not root?)"
+	exit 77
+fi
+cleanup_add "umount '$T/fs' 2>/dev/null"
+
+plain_run plain "$R/prog_memset" $N
+expect_status plain 0
+for size in 64k 2m; do
+	mount -o remount,size=$size "$T/fs"
+	rm -f "$T/fs"/*
+	status=0
+	CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=memset \
+		CACHESHIM_OUTPUT="$T/fs/r.%p" LD_PRELOAD="$CS_SHIM" \
+		"$R/prog_memset" $N >"$T/fs$size.out" 2>"$T/fs$size.err" || status=$?
+	expect_status fs$size 0
+	same_output plain fs$size
+	report_files fs$size "$T"/fs/r.*
+	if [ $size = 2m ]; then
+		want_count fs$size "function=memset,module=prog_memset,event=tsc" calls $N
+	fi
+done
+echo "report on a 64 KB and a 2 MB tmpfs: the program ran as without the shim; 2 MB: $N calls"
