@@ -199,8 +199,11 @@ static void choose_defaults(struct cs_settings *s)
 		strcat(line, list[i]);
 	}
 	s->nevents = n;
-	cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line,
-	       pmu ? "" : " (no hardware PMU visible: virtual machine?)");
+	/* Informational when the variable is unset; when it named no usable
+	 * event, what is measured instead is said even when quiet. */
+	if (!s->quiet || (getenv("CACHESHIM_EVENTS") && *getenv("CACHESHIM_EVENTS")))
+		cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line,
+		       pmu ? "" : " (no hardware PMU visible: virtual machine?)");
 }
 
 /* The core PMU libpfm4 detected (or was forced to): the first present one
