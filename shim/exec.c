@@ -12,8 +12,6 @@
 
 #include "shim/internal.h"
 
-#define CS_MAX_EXECL_ARGS 4096
-
 static int before_exec(void)
 {
 	int sealed = 0;
@@ -99,41 +97,41 @@ CS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return ret;
 }
 
-/* execl, execlp, execle: collect the variadic list, then the v-forms. */
-static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
-{
-	int n = 0;
-
-	argv[n++] = (char *)arg0;
-	while (arg0 && n < CS_MAX_EXECL_ARGS) {
-		argv[n] = va_arg(ap, char *);
-		if (!argv[n])
-			break;
-		n++;
-	}
-	if (n == CS_MAX_EXECL_ARGS)
-		return -E2BIG;
-	argv[arg0 ? n : 1] = NULL;
-	if (envp)
-		*envp = va_arg(ap, char **);
-	return 0;
-}
-
+/* execl, execlp, execle: the variadic list into an array on the stack,
+ * sized by counting first (as glibc's own execl does: no limit of ours,
+ * no malloc, which a vfork child must not call), then the v-forms. */
 enum list_kind { LIST_PATH, LIST_SEARCH, LIST_ENV };
 
-/* The list forms: gather the arguments, then call the vector form. */
+static size_t count_args(const char *arg0, va_list ap)
+{
+	va_list c;
+	size_t n = 1;
+
+	if (!arg0)
+		return 1;
+	va_copy(c, ap);
+	while (va_arg(c, char *))
+		n++;
+	va_end(c);
+	return n;
+}
+
 static int exec_list(enum list_kind kind, const char *file, const char *arg, va_list ap)
 {
-	char *argv[CS_MAX_EXECL_ARGS + 1];
+	size_t n = count_args(arg, ap), i;
+	char *argv[n + 1];
 	char **envp = NULL;
-	int err = collect(arg, ap, argv, kind == LIST_ENV ? &envp : NULL);
 
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	if (kind == LIST_ENV)
+	argv[0] = (char *)arg;
+	for (i = 1; i < n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (arg)
+		(void)va_arg(ap, char *); /* the terminating NULL */
+	argv[n] = NULL;
+	if (kind == LIST_ENV) {
+		envp = va_arg(ap, char **);
 		return execve(file, argv, envp);
+	}
 	return kind == LIST_SEARCH ? execvp(file, argv) : execv(file, argv);
 }
 

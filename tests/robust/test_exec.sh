@@ -64,3 +64,18 @@ chain v 100 5 execve execv execvp execvpe
 chain l 200 5 execl execlp execle fexecve
 # LD_PRELOAD dropped at the exec: the first image's file only.
 chain noshim 300 1 execve-noshim
+
+# execl with 5,000 arguments (glibc has no limit of its own; the wrapper
+# refused more than 4,096 with E2BIG before).
+{
+	printf '#include <stdio.h>\n#include <unistd.h>\nint main(void)\n{\n'
+	printf '\texecl("/bin/sh", "sh", "-c", "echo $# arguments"'
+	for i in $(seq 5000); do printf ', "x"'; done
+	printf ', (char *)0);\n\tperror("execl");\n\treturn 1;\n}\n'
+} >"$T/many.c"
+${CC:-cc} -o "$T/many" "$T/many.c"
+plain_run many_plain "$T/many"
+shim_run many tsc rt_leaf "$T/many"
+expect_status many 0
+same_output many_plain many
+echo "execl with 5,000 arguments: $(cat "$T/many.out")"
