@@ -18,6 +18,23 @@
 
 #include "report/internal.h"
 
+/* Signals that end or steer a program (kill's default, a hang-up, the
+ * user signals, alarms) are passed on to it, as timeout(1) does, so that
+ * `kill <launcher>` does not leave the program running on its own; the
+ * launcher then reports what it did when it exits. */
+static const int forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	int saved = errno;
+
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+	errno = saved;
+}
+
 #ifndef CS_LIBDIR
 #define CS_LIBDIR "/usr/local/lib"
 #endif
@@ -328,7 +345,9 @@ int cs_cmd_run(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *targets = NULL, *output = NULL, *hook = NULL, *shim;
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_int, old_quit, fwd, old_fwd[NFORWARDED];
+	sigset_t held, old_mask;
+	size_t i;
 	int c, quiet = 0, pfd[2], status, child_errno = 0;
 	char session[32];
 	uint64_t sid;
@@ -407,11 +426,25 @@ int cs_cmd_run(int argc, char **argv)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* Forwarded signals are held until the child's pid is known. */
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_handler = forward;
+	sigemptyset(&fwd.sa_mask);
+	fwd.sa_flags = SA_RESTART;
+	sigemptyset(&held);
+	for (i = 0; i < NFORWARDED; i++)
+		sigaddset(&held, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &held, &old_mask);
+	for (i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &fwd, &old_fwd[i]);
 	pid = fork();
 	if (pid < 0) {
 		cs_err("run: fork: %s", strerror(errno));
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		for (i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &old_fwd[i], NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		close(pfd[0]);
 		close(pfd[1]);
 		return CS_EXIT_FAIL;
@@ -419,6 +452,9 @@ int cs_cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		for (i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &old_fwd[i], NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		close(pfd[0]);
 		execvp(argv[optind], argv + optind);
 		child_errno = errno;
@@ -427,6 +463,8 @@ int cs_cmd_run(int argc, char **argv)
 			child_errno = 0;
 		_exit(child_errno == EACCES ? 126 : 127);
 	}
+	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	close(pfd[1]);
 	do
 		n = read(pfd[0], &child_errno, sizeof(child_errno));
@@ -438,8 +476,11 @@ int cs_cmd_run(int argc, char **argv)
 			return CS_EXIT_FAIL;
 		}
 	}
+	child_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	for (i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old_fwd[i], NULL);
 	if (n == (ssize_t)sizeof(child_errno)) {
 		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
 		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
