@@ -166,6 +166,7 @@ __attribute__((constructor)) static void cs_init(void)
 	if (getauxval(AT_SECURE))
 		return;
 	cs_guard_take();
+	cs_log_init();
 	cs_g.pid = getpid();
 	if (cs_settings_parse(&cs_g.settings, env) < 0 && !cs_g.settings.ntargets)
 		goto out;

@@ -14,6 +14,9 @@
 
 /* ---- log.c: one line on stderr, async-signal-safe (write(2) only) ---- */
 void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Notes what descriptor 2 is at start: cs_log writes there only while it
+ * still is (first thing in the constructor). */
+void cs_log_init(void);
 /* Like cs_log, but only the first time this call site logs. */
 #define CS_LOG_ONCE(...)                     \
 	do {                                 \

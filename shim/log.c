@@ -4,9 +4,37 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shim/internal.h"
+
+/* What descriptor 2 was when the shim started: messages go there only
+ * while it still is.  A program started with stderr closed gets 2 for the
+ * first file it opens, and our lines would land in its data. */
+static int err_known, err_open;
+static dev_t err_dev;
+static ino_t err_ino;
+
+void cs_log_init(void)
+{
+	struct stat st;
+
+	err_known = 1;
+	err_open = fstat(STDERR_FILENO, &st) == 0;
+	err_dev = err_open ? st.st_dev : 0;
+	err_ino = err_open ? st.st_ino : 0;
+}
+
+static int stderr_is_ours(void)
+{
+	struct stat st;
+
+	if (!err_known)
+		return 1; /* before cs_log_init (unit tests) */
+	return err_open && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_dev &&
+	       st.st_ino == err_ino;
+}
 
 void cs_log(const char *fmt, ...)
 {
@@ -15,6 +43,8 @@ void cs_log(const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (!stderr_is_ours())
+		return;
 	/* "cacheshim: " prefix, message, newline; truncated, never split. */
 	n = snprintf(buf, sizeof(buf), "cacheshim: ");
 	va_start(ap, fmt);

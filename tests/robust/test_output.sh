@@ -127,3 +127,37 @@ fi
 [ ! -s "$T/setuid.err" ] || { show "$T/setuid.err"; fail "setuid: the shim said something"; }
 [ -z "$(find "$T/out" -name 'setuid.*')" ] || fail "setuid: a report file was made"
 echo "setuid: inert (no file, no message); control run as nobody: $N calls"
+
+# Started with stderr closed, the program's first open() gets descriptor 2:
+# the shim's messages must not land in the program's file (they did).  The
+# message here: more call sites than CACHESHIM_MAX_SITES.
+cat >"$T/fd2.c" <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+long rt_leaf(long x);
+int main(int argc, char **argv)
+{
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	rt_leaf(1); /* two call sites */
+	rt_leaf(2);
+	return write(fd, "DATA\n", 5) == 5 && close(fd) == 0 ? 0 : 1;
+}
+C
+${CC:-cc} -o "$T/fd2" "$T/fd2.c" -L"$R/.libs" -lcsrobust -Wl,-rpath,"$R/.libs"
+for closed in no yes; do
+	status=0
+	if [ $closed = yes ]; then
+		CACHESHIM_MAX_SITES=1 CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/fd2.%p" \
+			LD_PRELOAD="$CS_SHIM" "$T/fd2" "$T/fd2-$closed.data" 2>&- || status=$?
+	else
+		CACHESHIM_MAX_SITES=1 CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/fd2.%p" \
+			LD_PRELOAD="$CS_SHIM" "$T/fd2" "$T/fd2-$closed.data" 2>"$T/fd2.err" || status=$?
+		grep -q '^cacheshim: .*call sites' "$T/fd2.err" ||
+			{ show "$T/fd2.err"; fail "fd2: no message about call sites with stderr open"; }
+	fi
+	[ "$status" = 0 ] || fail "fd2 (stderr closed: $closed): status $status"
+	[ "$(cat "$T/fd2-$closed.data")" = DATA ] ||
+		{ show "$T/fd2-$closed.data"; fail "fd2 (stderr closed: $closed): the program's file holds more than its data"; }
+done
+echo "stderr closed at start: the shim's message stayed out of the program's file"
