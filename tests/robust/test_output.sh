@@ -161,3 +161,29 @@ for closed in no yes; do
 		{ show "$T/fd2-$closed.data"; fail "fd2 (stderr closed: $closed): the program's file holds more than its data"; }
 done
 echo "stderr closed at start: the shim's message stayed out of the program's file"
+
+# A call made after the shim's destructor sealed the file (stdio flushing
+# a pipe inside exit()) cannot get a new call site: it is counted as not
+# recorded, and the file is not "full" (that message was printed).
+cat >"$T/flush.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+	printf("flushed at exit\n"); /* one write(2), inside exit() */
+	return 0;
+}
+C
+${CC:-cc} -o "$T/flush" "$T/flush.c"
+status=0
+CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=write CACHESHIM_OUTPUT="$T/flush.csr" \
+	LD_PRELOAD="$CS_SHIM" "$T/flush" 2>"$T/flush.err" | cat >"$T/flush.out" || status=$?
+[ "$status" = 0 ] || fail "flush: status $status"
+[ "$(cat "$T/flush.out")" = "flushed at exit" ] || fail "flush: output differs"
+if grep -q 'file full' "$T/flush.err"; then
+	show "$T/flush.err"
+	fail "flush: 'file full' said of a file that was sealed, not full"
+fi
+"$CS_CMD" report "$T/flush.csr" >"$T/flush.rep"
+grep -q '^calls not recorded (.*): 1$' "$T/flush.rep" ||
+	{ show "$T/flush.rep"; fail "flush: the call after sealing is not counted as not recorded"; }
+echo "a call after the file was sealed: counted as not recorded, no 'file full'"
