@@ -180,11 +180,12 @@ __attribute__((constructor)) static void cs_init(void)
 	if (cs_output_open() < 0)
 		goto out;
 	cs_events_setup(&cs_g.settings, cs_g.hdr);
-	/* Sites may use at most half the file: the other half is for series,
-	 * nested blocks and the overflow rows. */
+	/* Sites may use at most half the file (as made: limits on file size
+	 * and address space can make it smaller than asked): the other half
+	 * is for series, nested blocks and the overflow rows. */
 	cs_g.max_sites = cs_g.settings.max_sites
 				 ? cs_g.settings.max_sites
-				 : cs_g.settings.capacity / 2 / cs_site_block_size(cs_g.nevents);
+				 : cs_g.hdr->capacity / 2 / cs_site_block_size(cs_g.nevents);
 	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
 	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
 		goto out;

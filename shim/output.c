@@ -220,6 +220,7 @@ static int map_new_file(void)
 {
 	char base[PATH_MAX];
 	struct cs_file_header *hdr;
+	struct rlimit as;
 	struct stat st;
 	int fd, err;
 
@@ -261,6 +262,19 @@ static int map_new_file(void)
 		if (out_capacity < CS_HEADER_SIZE + (64u << 10)) {
 			err = -EFBIG;
 			cs_log("file size limit (RLIMIT_FSIZE) too small for a report file; not "
+			       "profiling");
+			goto fail;
+		}
+	}
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+	    out_capacity > (as.rlim_cur / 8 & ~4095ull)) {
+		/* The mapping counts against the program's address-space
+		 * limit: an eighth of it at most, so that the program's own
+		 * allocations that fit without us fit with us. */
+		out_capacity = as.rlim_cur / 8 & ~4095ull;
+		if (out_capacity < CS_HEADER_SIZE + (64u << 10)) {
+			err = -ENOMEM;
+			cs_log("address-space limit (RLIMIT_AS) too small for a report file; not "
 			       "profiling");
 			goto fail;
 		}

@@ -400,7 +400,7 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	 * them (populate_windows): a target called a few hundred times uses a
 	 * few of its 256 windows. */
 	if (__atomic_add_fetch(&cs_g.series_bytes, size, __ATOMIC_RELAXED) >
-		    cs_g.settings.capacity / 4 ||
+		    cs_g.hdr->capacity / 4 ||
 	    size > UINT32_MAX ||
 	    !(sb = cs_output_reserve_skewed(
 		      (uint32_t)size,

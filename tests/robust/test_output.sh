@@ -187,3 +187,33 @@ fi
 grep -q '^calls not recorded (.*): 1$' "$T/flush.rep" ||
 	{ show "$T/flush.rep"; fail "flush: the call after sealing is not counted as not recorded"; }
 echo "a call after the file was sealed: counted as not recorded, no 'file full'"
+
+# An address-space limit (ulimit -v): the report's mapping took 256 MB of
+# it, and a program allocating what fits without the shim failed with it.
+cat >"$T/as.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	size_t mb = (size_t)atol(argv[1]);
+	char *p = malloc(mb << 20);
+
+	if (!p)
+		return 3;
+	memset(p, 1, mb << 20);
+	printf("%zu MB, %zu\n", mb, strlen(argv[1]));
+	return 0;
+}
+C
+${CC:-cc} -o "$T/as" "$T/as.c"
+status=0
+(ulimit -v 400000 && "$T/as" 250) >"$T/as_plain.out" || status=$?
+[ "$status" = 0 ] || fail "as: the plain run failed ($status): the test's limit does not fit here"
+status=0
+(ulimit -v 400000 && CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=strlen \
+	CACHESHIM_OUTPUT="$T/as.csr" LD_PRELOAD="$CS_SHIM" "$T/as" 250) >"$T/as.out" || status=$?
+[ "$status" = 0 ] || fail "as: status $status under the shim with ulimit -v 400000 (3: malloc failed)"
+cmp -s "$T/as_plain.out" "$T/as.out" || fail "as: output differs"
+"$CS_CMD" report --format csv "$T/as.csr" | grep -q '^strlen,' || fail "as: strlen's call not in the report"
+echo "ulimit -v 400000: a 250 MB allocation fits with the shim too, and the call is recorded"
