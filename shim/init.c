@@ -6,6 +6,9 @@
 #include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,21 +220,142 @@ __attribute__((destructor)) static void cs_fini(void)
 	cs_guard_drop();
 }
 
+/* The directory of the module holding address a ($ORIGIN as glibc sees it
+ * for that module), or 0 if unknown. */
+static int origin_of(const struct link_map *lm, char *dir, size_t size)
+{
+	char path[PATH_MAX], *slash;
+
+	if (lm->l_name && lm->l_name[0]) {
+		if (!realpath(lm->l_name, path))
+			return 0;
+	} else {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+		if (n <= 0)
+			return 0;
+		path[n] = '\0';
+	}
+	slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	return snprintf(dir, size, "%s", path[0] ? path : "/") < (int)size;
+}
+
+/* s with $ORIGIN and ${ORIGIN} replaced by origin, into out.  Returns 0 if
+ * it does not fit. */
+static int expand_origin(const char *s, size_t len, const char *origin, char *out, size_t size)
+{
+	size_t n = 0, olen = strlen(origin);
+
+	while (len) {
+		size_t skip = !strncmp(s, "$ORIGIN", 7) && len >= 7	 ? 7
+			      : !strncmp(s, "${ORIGIN}", 9) && len >= 9 ? 9
+									  : 0;
+
+		if (skip) {
+			if (n + olen >= size)
+				return 0;
+			memcpy(out + n, origin, olen);
+			n += olen;
+		} else {
+			if (n + 1 >= size)
+				return 0;
+			out[n++] = *s;
+			skip = 1;
+		}
+		s += skip;
+		len -= skip;
+	}
+	out[n] = '\0';
+	return 1;
+}
+
+/* glibc resolves a dlopen name on behalf of the function that called
+ * dlopen: $ORIGIN is that module's directory, and a bare name is searched
+ * along its DT_RUNPATH (or DT_RPATH).  Through this wrapper the caller is
+ * libcacheshim, so both went wrong (a plugin host's dlopen failed).  This
+ * works out what the caller would get: file with $ORIGIN expanded (when
+ * it holds one), or else, for a bare name, the first existing file along
+ * the caller's run path.  Returns 1 with out filled, 0 to use file as is. */
+static int caller_path(const char *file, const void *caller, int search, char *out, size_t size)
+{
+	const ElfW(Dyn) *d;
+	struct link_map *lm = NULL;
+	const char *strtab = NULL, *run = NULL, *rpath = NULL, *p;
+	char origin[PATH_MAX], dir[PATH_MAX];
+	Dl_info info;
+
+	if (!file || !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    !origin_of(lm, origin, sizeof(origin)))
+		return 0;
+	if (strchr(file, '$'))
+		return expand_origin(file, strlen(file), origin, out, size) && strcmp(out, file);
+	if (!search || strchr(file, '/'))
+		return 0;
+	for (d = lm->l_ld; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = (const char *)d->d_un.d_ptr;
+		else if (d->d_tag == DT_RUNPATH)
+			run = (const char *)(uintptr_t)d->d_un.d_val;
+		else if (d->d_tag == DT_RPATH)
+			rpath = (const char *)(uintptr_t)d->d_un.d_val;
+	}
+	if (!strtab || (!run && !rpath))
+		return 0;
+	/* Offsets into the (relocated) string table. */
+	p = strtab + (uintptr_t)(run ? run : rpath);
+	while (*p) {
+		size_t len = strcspn(p, ":");
+
+		if (len && expand_origin(p, len, origin, dir, sizeof(dir)) &&
+		    snprintf(out, size, "%s/%s", dir, file) < (int)size && access(out, F_OK) == 0)
+			return 1;
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return 0;
+}
+
 /* dlopen: patch what the new module (and its dependencies) bring before
- * the caller can use the handle.  Note: glibc looks at the caller of
- * dlopen for the caller's DT_RUNPATH; through this wrapper that caller is
- * libcacheshim (see docs/design.md). */
+ * the caller can use the handle.  The name is resolved as for the real
+ * caller (caller_path), see docs/design.md. */
 CS_EXPORT void *dlopen(const char *file, int mode)
 {
 	static void *(*real)(const char *, int);
+	const void *caller = __builtin_return_address(0);
+	char path[PATH_MAX];
 	void *h;
-	int saved;
+	int saved, ours;
 
 	if (!real)
 		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	if (!real)
 		return NULL;
+	/* The shim's own loads (libpfm4, held modules) use full paths. */
+	ours = cs_tls_guard != 0;
+	saved = errno;
+	cs_guard_take();
+	if (!ours && file && strchr(file, '$') && caller_path(file, caller, 0, path, sizeof(path)))
+		file = path;
+	cs_guard_drop();
+	errno = saved;
 	h = real(file, mode);
+	if (!h && !ours && file && file != path && !strchr(file, '/')) {
+		/* Not found where libcacheshim's own search looks: try the
+		 * caller's run path. */
+		int found;
+
+		saved = errno;
+		cs_guard_take();
+		found = caller_path(file, caller, 1, path, sizeof(path));
+		cs_guard_drop();
+		errno = saved;
+		if (found)
+			h = real(path, mode);
+	}
 	if (h && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
 		cs_guard_take();
