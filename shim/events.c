@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "common/presets.h"
@@ -54,8 +56,71 @@ static int pfm_load(void)
 	return ret;
 }
 
+/* 1 if this process runs under a seccomp filter (systemd's
+ * SystemCallFilter=, container profiles). */
+static int seccomp_filtered(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strstr(buf, "\nSeccomp:");
+	return p && strtol(p + 9, NULL, 10) == 2;
+}
+
+/* Whether perf_event_open may be called at all.  A seccomp filter may kill
+ * the process (or raise SIGSYS) instead of failing the call: then the
+ * program would die of our probe.  So under a filter, a child made with a
+ * raw clone (no fork handlers run) tries a software event first; if it
+ * does not come back with a result, perf events are not used. */
+static int perf_allowed(void)
+{
+	static int done, allowed;
+	struct perf_event_attr a;
+	long pid, r;
+	int st = 0;
+
+	if (done)
+		return allowed;
+	done = 1;
+	allowed = 1;
+	if (!seccomp_filtered())
+		return allowed;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.exclude_kernel = 1;
+	/* No exit signal: the program gets no SIGCHLD, and an ignored
+	 * SIGCHLD cannot reap the child before we look at it. */
+	pid = syscall(SYS_clone, 0, 0, 0, 0, 0);
+	if (pid == 0) {
+		syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		syscall(SYS_exit_group, 0);
+	}
+	if (pid < 0)
+		return allowed; /* cannot tell: as without a filter */
+	while ((r = syscall(SYS_wait4, pid, &st, __WALL, 0)) < 0 && errno == EINTR)
+		;
+	if (r == pid && !WIFEXITED(st)) {
+		allowed = 0;
+		cs_log("a seccomp filter kills perf_event_open in this process; "
+		       "measuring tsc only");
+	}
+	return allowed;
+}
+
 static int perf_open(struct perf_event_attr *attr, int group_fd)
 {
+	if (!perf_allowed()) {
+		errno = EPERM;
+		return -1;
+	}
 	return cs_fd_high(
 		(int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
 }
@@ -96,10 +161,16 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 	int hw = e->perf_type == PERF_TYPE_HARDWARE || e->perf_type == PERF_TYPE_HW_CACHE ||
 		 e->perf_type == PERF_TYPE_RAW || e->perf_type >= PERF_TYPE_MAX;
 
+	if (!perf_allowed())
+		return; /* said once already */
 	if (hw && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV))
 		cs_log("event '%s' cannot be counted: no hardware PMU visible "
 		       "(virtual machine?); continuing without it",
 		       name);
+	else if ((err == EACCES || err == EPERM) && seccomp_filtered())
+		cs_log("event '%s' denied (a seccomp filter, or kernel.perf_event_paranoid=%d); "
+		       "continuing without it",
+		       name, paranoid_level());
 	else if (err == EACCES || err == EPERM)
 		cs_log("event '%s' denied by kernel.perf_event_paranoid=%d "
 		       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows it); "

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs a program under a seccomp filter that forbids perf_event_open, as a
+ * service manager or a container profile might.
+ *
+ * Usage: prog_nosyscall kill|trap|eperm PROGRAM ARGS...  kill: the process
+ * is killed by the call (SECCOMP_RET_KILL_PROCESS); trap: SIGSYS is raised
+ * (SECCOMP_RET_TRAP); eperm: the call fails with EPERM.  Every other
+ * system call is allowed. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	unsigned action;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s kill|trap|eperm PROGRAM ARGS...\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[1], "kill"))
+		action = SECCOMP_RET_KILL_PROCESS;
+	else if (!strcmp(argv[1], "trap"))
+		action = SECCOMP_RET_TRAP;
+	else
+		action = SECCOMP_RET_ERRNO | EPERM;
+	{
+		struct sock_filter insns[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, action),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = {sizeof(insns) / sizeof(insns[0]), insns};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+			perror("seccomp");
+			return 1;
+		}
+	}
+	execvp(argv[2], argv + 2);
+	perror("exec");
+	return 127;
+}

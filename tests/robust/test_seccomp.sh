@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A seccomp filter that kills (or traps) on perf_event_open: the program
+# never makes that call, the shim did at start and the program died of
+# SIGSYS (exit 159).  Now the shim finds out in a throw-away child first
+# and measures tsc only; with a filter that returns EPERM the events fail
+# as before.  Every run: the program's output and status, and its calls
+# counted under tsc.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+N=200
+plain_run plain "$R/prog_memset" $N
+expect_status plain 0
+for how in kill trap eperm; do
+	plain_run plain_$how "$R/prog_nosyscall" $how "$R/prog_memset" $N
+	expect_status plain_$how 0
+	same_output plain plain_$how
+	status=0
+	# Only the program runs with the shim, under the filter.
+	"$R/prog_nosyscall" $how env CACHESHIM_EVENTS=tsc,perf::PAGE-FAULTS \
+		CACHESHIM_TARGETS=memset CACHESHIM_OUTPUT="$T/$how.csr" LD_PRELOAD="$CS_SHIM" \
+		"$R/prog_memset" $N >"$T/$how.out" 2>"$T/$how.err" || status=$?
+	expect_status $how 0
+	same_output plain $how
+	report_csv $how
+	want_count $how "function=memset,module=prog_memset,event=tsc" calls $N
+	echo "$how: ran as without the shim, $N calls under tsc; said: $(grep '^cacheshim:' "$T/$how.err" | head -1)"
+done
