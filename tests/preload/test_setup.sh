@@ -37,7 +37,11 @@ grep -q "^set-up: *$setup TSC ticks" "$T/table" || { show "$T/table"; fail "tabl
 # pages to populate).  The first call itself does 64 trivial calls.
 echo "set-up $setup ticks; ps_outer cold $cold, warm max $warm_max"
 [ "$setup" -gt 0 ] || fail "no set-up time recorded"
-if ! awk -v c="$cold" -v s="$setup" 'BEGIN { exit !(c * 4 < s) }'; then
+# Without the correction the cold call holds all of the set-up (c >= s);
+# with it, ~4% here.  The bound is half: a preemption of the first call
+# (a parallel make check on two CPUs gave 2.0 M ticks against 5.9 M once)
+# adds to the call, not to the set-up.
+if ! awk -v c="$cold" -v s="$setup" 'BEGIN { exit !(c * 2 < s) }'; then
 	show "$T/shim.csv"
 	fail "ps_outer's first call took $cold ticks: not far below the $setup ticks of set-up inside it"
 fi
