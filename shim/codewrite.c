@@ -112,23 +112,6 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	}
 }
 
-/* Threads of the process, from /proc/self/status; 0 if unknown. */
-static unsigned thread_count(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strstr(buf, "\nThreads:");
-	return p ? (unsigned)strtoul(p + 9, NULL, 10) : 0;
-}
 
 /* True if some thread of the process blocks SIGTRAP, or we cannot tell. */
 static int someone_blocks_trap(void)
@@ -206,7 +189,7 @@ static int write_all(struct cs_code_patch *p, size_t n, int fresh, const char **
 	size_t i;
 	int ok = 0;
 
-	if (thread_count() == 1) {
+	if (cs_proc_status("Threads") == 1) {
 		for (i = 0; i < n; i++) {
 			p[i].written = write_code(p[i].at, p[i].bytes, p[i].n) == 0;
 			ok += p[i].written;

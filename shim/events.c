@@ -56,23 +56,6 @@ static int pfm_load(void)
 	return ret;
 }
 
-/* 1 if this process runs under a seccomp filter (systemd's
- * SystemCallFilter=, container profiles). */
-static int seccomp_filtered(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strstr(buf, "\nSeccomp:");
-	return p && strtol(p + 9, NULL, 10) == 2;
-}
-
 /* Whether perf_event_open may be called at all.  A seccomp filter may kill
  * the process (or raise SIGSYS) instead of failing the call: then the
  * program would die of our probe.  So under a filter, a child made with a
@@ -89,7 +72,8 @@ static int perf_allowed(void)
 		return allowed;
 	done = 1;
 	allowed = 1;
-	if (!seccomp_filtered())
+	/* 2: a seccomp filter (systemd's SystemCallFilter=, containers). */
+	if (cs_proc_status("Seccomp") != 2)
 		return allowed;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -167,7 +151,7 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 		cs_log("event '%s' cannot be counted: no hardware PMU visible "
 		       "(virtual machine?); continuing without it",
 		       name);
-	else if ((err == EACCES || err == EPERM) && seccomp_filtered())
+	else if ((err == EACCES || err == EPERM) && cs_proc_status("Seccomp") == 2)
 		cs_log("event '%s' denied (a seccomp filter, or kernel.perf_event_paranoid=%d); "
 		       "continuing without it",
 		       name, paranoid_level());

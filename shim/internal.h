@@ -14,6 +14,9 @@
 
 /* ---- log.c: one line on stderr, async-signal-safe (write(2) only) ---- */
 void cs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The number after "FIELD:" in /proc/self/status, -1 if none
+ * (procstatus.c; slow paths only). */
+long cs_proc_status(const char *field);
 /* Notes what descriptor 2 is at start: cs_log writes there only while it
  * still is (first thing in the constructor). */
 void cs_log_init(void);
