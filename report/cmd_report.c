@@ -65,7 +65,7 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 {
 	struct cs_file *f;
 	char err[1024];
-	int ret = 0;
+	int ret = 0, merged;
 
 	if (cs_reader_load(path, &f, err, sizeof(err)) != 0) {
 		cs_err("%s", err);
@@ -83,7 +83,13 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 			       f->damage);
 		ret = 1;
 	}
-	if (cs_merge_add(r, f)) {
+	merged = cs_merge_add(r, f);
+	if (merged == -EOVERFLOW) {
+		cs_err("%s: 2^64 calls or more in one row: no real run records as many (a "
+		       "damaged or crafted file?)",
+		       path);
+		ret = -1;
+	} else if (merged) {
 		cs_err("out of memory while merging %s", path);
 		ret = -1;
 	} else if (f->nseries) {
@@ -291,6 +297,11 @@ int cs_cmd_report(int argc, char **argv)
 	cs_merge_free(r);
 	cs_symbols_free(syms);
 	cs_options_free(&args);
+	if (ret == -EOVERFLOW) {
+		cs_err("report: 2^64 calls or more in one function: no real run records as "
+		       "many (damaged or crafted files?)");
+		return CS_EXIT_FAIL;
+	}
 	if (ret) {
 		cs_err("report: cannot write the report: %s", strerror(-ret));
 		return CS_EXIT_FAIL;

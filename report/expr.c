@@ -429,6 +429,15 @@ int cs_derive_resolve(struct cs_derive *d, size_t n, const struct cs_report *r, 
 				return -EINVAL;
 			}
 		}
+		/* Expressions find events first: the column could never be
+		 * named in one. */
+		for (e = 0; e < r->nevents; e++) {
+			if (strcmp(r->events[e].name, d[i].name) == 0) {
+				snprintf(err, errlen, "--derive %s: %s is the name of an event",
+					 d[i].name, d[i].name);
+				return -EINVAL;
+			}
+		}
 		free(d[i].var);
 		d[i].var = calloc(cs_expr_nvars(d[i].expr) + 1, sizeof(*d[i].var));
 		if (!d[i].var)

@@ -193,9 +193,11 @@ static void csv_tail(FILE *out, const struct cs_row *row, const struct cs_output
 	fputc('\n', out);
 }
 
-static void csv_u64(FILE *out, uint64_t v)
+static void csv_u128(FILE *out, cs_u128 v)
 {
-	fprintf(out, ",%llu", (unsigned long long)v);
+	char b[48];
+
+	fprintf(out, ",%s", cs_util_u128(v, b, sizeof(b)));
 }
 
 void cs_formulas_csv(FILE *out, const struct cs_report *r, const struct cs_formula *d, size_t nd,
@@ -219,29 +221,29 @@ void cs_formulas_csv(FILE *out, const struct cs_report *r, const struct cs_formu
 			/* Never a number computed from nothing. */
 			fputs(",,,,,,,,,,,,not counted", out);
 		} else if (v.status == CS_CALC_UNDEFINED) {
-			csv_u64(out, v.calls);
+			csv_u128(out, v.calls);
 			fputs(",,,,,,,,", out); /* total..max */
-			csv_u64(out, row->entered);
-			csv_u64(out, row->dropped);
+			csv_u128(out, row->entered);
+			csv_u128(out, row->dropped);
 			fputs(",undefined", out);
 		} else {
-			csv_u64(out, v.calls);
+			csv_u128(out, v.calls);
 			fprintf(out, ",%s",
 				v.have_total ? cs_util_u128(v.total, buf, sizeof(buf)) : "");
 			fprintf(out, ",%.9Lg", v.value);
 			if (v.have_dist) {
 				fprintf(out, ",%s",
 					cs_util_decimal(v.dist.stddev, buf, sizeof(buf)));
-				csv_u64(out, v.dist.min);
-				csv_u64(out, v.dist.p50);
-				csv_u64(out, v.dist.p90);
-				csv_u64(out, v.dist.p99);
-				csv_u64(out, v.dist.max);
+				csv_u128(out, v.dist.min);
+				csv_u128(out, v.dist.p50);
+				csv_u128(out, v.dist.p90);
+				csv_u128(out, v.dist.p99);
+				csv_u128(out, v.dist.max);
 			} else {
 				fputs(",,,,,,", out);
 			}
-			csv_u64(out, row->entered);
-			csv_u64(out, row->dropped);
+			csv_u128(out, row->entered);
+			csv_u128(out, row->dropped);
 			fputs(",derived", out);
 		}
 		csv_tail(out, row, o);

@@ -54,6 +54,11 @@ struct cs_file {
 	pthread_t helper; /* prefaults the mapping (reader.c), if has_helper */
 	int has_helper;
 	const struct cs_file_header *hdr;
+	/* A mapped file's header as it was checked (hdr points here): the
+	 * mapping shows whatever another process writes into the file after
+	 * the check, and the version alone decides whether blocks are
+	 * rewritten in place (into a read-only mapping). */
+	struct cs_file_header hdr_checked;
 	uint64_t used; /* header.used with CS_USED_SEALED masked off */
 	uint64_t end; /* offset where the block walk stopped */
 	int incomplete; /* header.state is CS_STATE_RUNNING */
@@ -113,6 +118,12 @@ const struct cs_target_block *cs_reader_target(const struct cs_file *f, uint32_t
  * nested call among the site's calls), or NULL when it has none. */
 const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
 					       const struct cs_site_block *s);
+/* statfit.c: NULL when the aggregate of one event over calls calls can
+ * be what the shim wrote (its histogram counts them, its sums and
+ * extremes are within what its buckets allow), else why not. */
+const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls);
+const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls);
+
 /* Like cs_reader_event_usable, for thread tid. */
 int cs_reader_tid_usable(const struct cs_file *f, uint32_t tid, unsigned ev);
 /* Window i (< CS_SERIES_WINDOWS) of series block sb, and its stat of
@@ -145,6 +156,8 @@ struct cs_agg {
 	uint32_t hlo, hlen, hcap;
 	int sparse;
 	int nomem; /* an allocation failed: counts are missing */
+	int overflow; /* 2^64 values or more: n wrapped (no real run gets
+		       * there; damaged or crafted files) */
 	const struct cs_agg *self; /* this agg: catches copies by value */
 };
 
@@ -250,7 +263,7 @@ struct cs_file_info {
 	uint64_t lost_calls;
 	uint64_t tsc_hz;
 	uint64_t session;
-	uint64_t setup_ticks; /* its threads' cs_thread_block.setup_ticks */
+	cs_u128 setup_ticks; /* its threads' cs_thread_block.setup_ticks */
 };
 
 struct cs_row_key {
@@ -289,9 +302,10 @@ struct cs_target_info {
 	uint64_t addr; /* run-time address in the first file, for module 0 */
 	uint32_t how; /* CS_HOOK_* of every file, or'ed */
 	uint32_t got_slots; /* the most any file patched */
-	uint64_t calls; /* measured calls, over all its sites */
+	cs_u128 calls; /* measured calls, over all its sites */
 	struct cs_refusal_info *refusals; /* distinct reasons, in file order */
-	size_t nrefusals;
+	size_t nrefusals, refusals_cap;
+	struct cs_refusal_seen *refusals_seen; /* the same as a set (merge.c) */
 	/* Functions of this name in the report (all cs_target_info with
 	 * this k.name): above 1, its rows are labelled name@module+0xOFF. */
 	const unsigned *same_name;
@@ -302,7 +316,7 @@ struct cs_target_info {
 struct cs_row {
 	struct cs_row_key k;
 	const struct cs_target_info *target; /* the function it calls */
-	uint64_t calls, entered, dropped;
+	cs_u128 calls, entered, dropped; /* sums over blocks and files: no wrap */
 	size_t naggs;
 	struct cs_agg **aggs; /* per event of the report, NULL = no values */
 	/* The other view (inclusive when cs_report.self, else exclusive),
@@ -328,10 +342,10 @@ struct cs_report {
 	size_t nfiles;
 	struct cs_row *rows; /* uthash head */
 	size_t nrows;
-	uint64_t calls, entered, dropped;
-	uint64_t not_returned; /* sum over sites of entered - calls - dropped */
-	uint64_t lost_calls;
-	uint64_t setup_ticks; /* the shim's set-up inside measured calls */
+	cs_u128 calls, entered, dropped; /* sums over blocks and files: no wrap */
+	cs_u128 not_returned; /* sum over sites of entered - calls - dropped */
+	cs_u128 lost_calls; /* summed over files: no wrap */
+	cs_u128 setup_ticks; /* the shim's set-up inside measured calls */
 	/* Per event: the calls of the calibration target (CS_HOOK_CALIBRATION),
 	 * the cost of the measurement itself.  Not in rows. */
 	struct cs_agg **calib;

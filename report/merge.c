@@ -216,23 +216,44 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	return ti;
 }
 
+/* A reason of a target, in the set that finds the ones it already has:
+ * a damaged or crafted file may hold a refusal block per byte of a
+ * function, and a scan of the list per block is quadratic (100,000
+ * blocks: 8.5 s). */
+struct cs_refusal_seen {
+	struct cs_refusal_info k; /* why zero-padded: the whole is the key */
+	UT_hash_handle hh;
+};
+
 /* Adds the reason rb to ti unless it already has it (another process of
  * the same program refuses for the same reason).  Returns 0 or -ENOMEM. */
 static int add_refusal(struct cs_target_info *ti, const struct cs_refusal_block *rb)
 {
 	struct cs_refusal_info *nr;
-	size_t i;
+	struct cs_refusal_seen *seen;
+	struct cs_refusal_info k;
+	size_t cap;
 
-	for (i = 0; i < ti->nrefusals; i++)
-		if (ti->refusals[i].offset == rb->offset &&
-		    strcmp(ti->refusals[i].why, rb->why) == 0)
-			return 0;
-	nr = realloc(ti->refusals, (ti->nrefusals + 1) * sizeof(*nr));
-	if (!nr)
+	memset(&k, 0, sizeof(k));
+	strcpy(k.why, rb->why); /* the reader checked that it ends in the block */
+	k.offset = rb->offset;
+	HASH_FIND(hh, ti->refusals_seen, &k, sizeof(k), seen);
+	if (seen)
+		return 0;
+	if (ti->nrefusals == ti->refusals_cap) {
+		cap = ti->refusals_cap ? 2 * ti->refusals_cap : 4;
+		nr = realloc(ti->refusals, cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		ti->refusals = nr;
+		ti->refusals_cap = cap;
+	}
+	seen = malloc(sizeof(*seen));
+	if (!seen)
 		return -ENOMEM;
-	ti->refusals = nr;
-	memcpy(nr[ti->nrefusals].why, rb->why, sizeof(nr->why));
-	nr[ti->nrefusals++].offset = rb->offset;
+	seen->k = k;
+	HASH_ADD(hh, ti->refusals_seen, k, sizeof(seen->k), seen);
+	ti->refusals[ti->nrefusals++] = k;
 	return 0;
 }
 
@@ -682,6 +703,8 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 			n = cs_stats_add_calls(agg, st, s->calls);
 			if (agg->nomem)
 				return -ENOMEM;
+			if (agg->overflow)
+				return -EOVERFLOW;
 			agg->shift += (cs_u128)n * over[e];
 			if (r->cold && add_cold(row, evmap[e], st, over[e]))
 				return -ENOMEM;
@@ -869,6 +892,7 @@ void cs_merge_free(struct cs_report *r)
 	struct cs_row *row, *tmp;
 	struct cs_module_info *m, *mt;
 	struct cs_target_info *t, *tt;
+	struct cs_refusal_seen *rs, *rst;
 	struct cs_name_count *nc, *nct;
 	size_t i;
 
@@ -893,6 +917,11 @@ void cs_merge_free(struct cs_report *r)
 	HASH_ITER(hh, r->targets, t, tt)
 	{
 		HASH_DEL(r->targets, t);
+		HASH_ITER(hh, t->refusals_seen, rs, rst)
+		{
+			HASH_DEL(t->refusals_seen, rs);
+			free(rs);
+		}
 		free(t->refusals);
 		free(t);
 	}
@@ -1089,6 +1118,8 @@ static int add_other(const struct cs_report *r, struct cs_row *row, const struct
 		cnt = cs_stats_add(a, st);
 		if (a->nomem)
 			return -ENOMEM;
+		if (a->overflow)
+			return -EOVERFLOW;
 		a->shift += (cs_u128)cnt * over[e];
 		if (nb)
 			a->shift += (cs_u128)nb->children * over[e];

@@ -2,6 +2,7 @@
 /* The report options that select, sort and add columns, and --diff. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -47,17 +48,25 @@ static int push(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-/* Splits list at commas into v (empty parts dropped). */
+/* Splits list at commas into v.  Returns 0, -ENOMEM, or -EINVAL for an
+ * empty name (",", "a,,b": a typo, not "every event"). */
 static int push_list(char ***v, size_t *n, const char *list)
 {
-	char *copy = strdup(list), *p, *save = NULL;
+	const char *p = list, *comma;
+	char *name;
 	int ret = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	for (p = strtok_r(copy, ",", &save); p && !ret; p = strtok_r(NULL, ",", &save))
-		ret = push(v, n, p);
-	free(copy);
+	do {
+		comma = strchr(p, ',');
+		if (comma == p || *p == '\0')
+			return -EINVAL;
+		name = strndup(p, comma ? (size_t)(comma - p) : strlen(p));
+		if (!name)
+			return -ENOMEM;
+		ret = push(v, n, name);
+		free(name);
+		p = comma + 1;
+	} while (comma && !ret);
 	return ret;
 }
 
@@ -89,6 +98,10 @@ int cs_options_parse(struct cs_options *a, int c, const char *arg)
 		break;
 	case CS_OPT_EVENT:
 		ret = push_list(&a->events, &a->nevents, arg);
+		if (ret == -EINVAL) {
+			cs_err("report: --event '%s': an empty event name", arg);
+			return -1;
+		}
 		break;
 	case CS_OPT_HIST:
 		a->hist = 1;
@@ -183,6 +196,21 @@ static int utf8_locale(void)
 	return utf8;
 }
 
+/* Whether glob matches the name of a function in the files: one that
+ * matches none is most likely a typo (or '[' with no ']'), and would print
+ * an empty report with exit 0. */
+static int matches_a_function(const struct cs_report *r, const char *glob)
+{
+	struct cs_target_info *t, *tmp;
+
+	HASH_ITER(hh, r->targets, t, tmp)
+	{
+		if (fnmatch(glob, t->k.name, 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output_opts *o)
 {
 	char err[1024], col[128];
@@ -200,6 +228,12 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 	o->event_shown = NULL;
 	o->event_order = NULL;
 	o->nevent_order = 0;
+	for (i = 0; r->nfiles && i < a->nfn_globs; i++) {
+		if (!matches_a_function(r, a->fn_globs[i])) {
+			cs_err("report: --function %s: no function in the files matches", a->fn_globs[i]);
+			return CS_EXIT_USAGE;
+		}
+	}
 	if (a->nevents) {
 		a->event_shown = calloc(r->nevents + 1, 1);
 		a->event_order = calloc(r->nevents + 1, sizeof(*a->event_order));
@@ -209,6 +243,12 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 		}
 		/* In the order given: the first is the one CSV rows sort by. */
 		for (i = 0; i < a->nevents; i++) {
+			for (e = 0; e < i; e++) {
+				if (strcmp(a->events[e], a->events[i]) == 0) {
+					cs_err("report: --event %s: named twice", a->events[i]);
+					return CS_EXIT_USAGE;
+				}
+			}
 			found = 0;
 			for (e = 0; e < r->nevents; e++) {
 				if (strcmp(r->events[e].name, a->events[i]) == 0) {

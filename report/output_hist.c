@@ -261,12 +261,16 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 		for (i = 0; i < n; i++) {
 			if (f[i].agg.nomem)
 				shown = (size_t)-1;
+			else if (f[i].agg.overflow && shown != (size_t)-1)
+				shown = (size_t)-2;
 			cs_stats_fini(&f[i].agg);
 		}
 		free(p);
 		free(f);
 		if (shown == (size_t)-1)
 			return -ENOMEM;
+		if (shown == (size_t)-2)
+			return -EOVERFLOW;
 	}
 	if (!shown)
 		fputs("\nno events recorded\n", out);

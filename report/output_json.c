@@ -147,10 +147,15 @@ static void group_views(const struct cs_report *r, struct cs_row **rows, size_t 
 {
 	const struct cs_agg *a;
 	size_t i;
-	int x;
+	/* What went wrong in an earlier group stays, for the caller to see
+	 * at the end. */
+	int x, nomem = view[0].nomem || view[1].nomem,
+	       overflow = view[0].overflow || view[1].overflow;
 
 	cs_stats_fini(&view[0]);
 	cs_stats_fini(&view[1]);
+	view[0].nomem = nomem;
+	view[0].overflow = overflow;
 	*nested = 0;
 	for (i = 0; i < n; i++) {
 		if (rows[i]->other)
@@ -206,7 +211,7 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 		      struct cs_row **rows, size_t n, struct cs_agg *view)
 {
 	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096], kc[48];
-	uint64_t calls = 0, entered = 0, dropped = 0;
+	cs_u128 calls = 0, entered = 0, dropped = 0;
 	size_t i, ev;
 
 	for (i = 0; i < n; i++) {
@@ -234,11 +239,11 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 		jstr(out, cs_util_key_class(rows[0]->k.key, kc, sizeof(kc)));
 	}
 	fputc(',', out);
-	ju64(out, "calls", calls);
+	ju128(out, "calls", calls);
 	fputc(',', out);
-	ju64(out, "entered", entered);
+	ju128(out, "entered", entered);
 	fputc(',', out);
-	ju64(out, "dropped", dropped);
+	ju128(out, "dropped", dropped);
 	fputs(",\"events\":[", out);
 	for (ev = 0; ev < r->nevents; ev++) {
 		if (ev)
@@ -255,11 +260,11 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 		jkey(out, "module");
 		jstr(out, mod);
 		fputc(',', out);
-		ju64(out, "calls", rows[i]->calls);
+		ju128(out, "calls", rows[i]->calls);
 		fputc(',', out);
-		ju64(out, "entered", rows[i]->entered);
+		ju128(out, "entered", rows[i]->entered);
 		fputc(',', out);
-		ju64(out, "dropped", rows[i]->dropped);
+		ju128(out, "dropped", rows[i]->dropped);
 		fputs(",\"events\":[", out);
 		for (ev = 0; ev < r->nevents; ev++) {
 			if (ev)
@@ -308,7 +313,7 @@ static void jheader(FILE *out, const struct cs_report *r)
 		fputc(',', out);
 		ju64(out, "session", fi->session);
 		fputc(',', out);
-		ju64(out, "setup_ticks", fi->setup_ticks);
+		ju128(out, "setup_ticks", fi->setup_ticks);
 		fputc('}', out);
 	}
 	fputs("],\"events\":[", out);
@@ -331,17 +336,17 @@ static void jheader(FILE *out, const struct cs_report *r)
 		fputc('}', out);
 	}
 	fputs("],\"totals\":{", out);
-	ju64(out, "calls", r->calls);
+	ju128(out, "calls", r->calls);
 	fputc(',', out);
-	ju64(out, "entered", r->entered);
+	ju128(out, "entered", r->entered);
 	fputc(',', out);
-	ju64(out, "dropped", r->dropped);
+	ju128(out, "dropped", r->dropped);
 	fputc(',', out);
-	ju64(out, "not_returned", r->not_returned);
+	ju128(out, "not_returned", r->not_returned);
 	fputc(',', out);
-	ju64(out, "lost_calls", r->lost_calls);
+	ju128(out, "lost_calls", r->lost_calls);
 	fputc(',', out);
-	ju64(out, "setup_ticks", r->setup_ticks);
+	ju128(out, "setup_ticks", r->setup_ticks);
 	fputc('}', out);
 }
 
@@ -438,7 +443,7 @@ static int jtargets(FILE *out, const struct cs_report *r)
 		fputc(',', out);
 		ju64(out, "got_slots", t->got_slots);
 		fprintf(out, ",\"hidden\":%s,", t->how & CS_HOOK_HIDDEN ? "true" : "false");
-		ju64(out, "calls", t->calls);
+		ju128(out, "calls", t->calls);
 		fputs(",\"refusals\":[", out);
 		for (k = 0; k < t->nrefusals; k++) {
 			fputs(k ? ",{" : "{", out);
@@ -490,6 +495,8 @@ int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 	free(rows);
 	if (view[0].nomem || view[1].nomem)
 		ret = -ENOMEM;
+	else if (view[0].overflow || view[1].overflow)
+		ret = -EOVERFLOW;
 	cs_stats_fini(&view[0]);
 	cs_stats_fini(&view[1]);
 	free(view);

@@ -121,7 +121,7 @@ static int row_cells(const struct cs_target_info *t, char **cells)
 	cells[TC_ADDRESS] = strdup(cs_targets_address(t, buf, sizeof(buf)));
 	cells[TC_HOW] = strdup(how_text(t, buf, sizeof(buf)));
 	cells[TC_HIDDEN] = strdup(t->how & CS_HOOK_HIDDEN ? "hidden" : "");
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->calls);
+	cs_util_u128(t->calls, buf, sizeof(buf));
 	cells[TC_CALLS] = strdup(buf);
 	cells[TC_REASON] = strdup(cs_targets_reason(t, buf, sizeof(buf)));
 	for (i = 0; i < TC_N; i++)

@@ -322,7 +322,9 @@ static int check_series(struct cs_file *f, uint64_t off, const struct cs_block *
 		}
 		sum += c;
 	}
-	if (sum != sb->calls) {
+	/* A call's number is taken before its window counts it: a thread
+	 * still running at exit may have been stopped in between. */
+	if (sum != sb->calls && sum + 1 != sb->calls) {
 		damage(f, "series block at offset %llu: its windows hold %llu calls, not %llu",
 		       (ull)off, (ull)sum, (ull)sb->calls);
 		return 0;
@@ -557,6 +559,9 @@ static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_bloc
 		}
 		if (ci != ce || ci > n->calls)
 			return e + 1;
+		if (!f->incomplete && (cs_statfit_stat(in, n->calls) ||
+				       cs_statfit_stat(ex, n->calls) || in->sum > s->stat[e].sum))
+			return e + 1;
 	}
 	return 0;
 }
@@ -635,6 +640,64 @@ const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* A site's key: none, or the size class (0 or a power of two) of the
+ * argument its target is keyed by. */
+static int key_fits(const struct cs_file *f, const struct cs_site_block *s)
+{
+	if (s->key == CS_KEY_NONE)
+		return 1;
+	return (s->key & (s->key - 1)) == 0 && cs_reader_target(f, s->target)->argn != 0;
+}
+
+/* In a complete file, whether each usable event's aggregate of site s
+ * can be that of its calls (report/statfit.c); a site that does not is
+ * damage. */
+static int site_stats_fit(struct cs_file *f, const struct cs_site_block *s, uint64_t soff)
+{
+	const char *why;
+	unsigned e;
+
+	if (f->incomplete)
+		return 1;
+	for (e = 0; e < f->hdr->nevents; e++) {
+		if (!cs_reader_event_usable(f, s, e))
+			continue;
+		why = cs_statfit_stat(&s->stat[e], s->calls);
+		if (why) {
+			damage(f, "site block at offset %llu: event %u: %s (%llu calls)",
+			       (ull)soff, e, why, (ull)s->calls);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* In a complete file, whether each window's aggregates can be those of
+ * its calls, for the events open in its thread; a series block that has
+ * one that cannot is damage. */
+static int windows_fit(struct cs_file *f, const struct cs_series_block *sb)
+{
+	unsigned i, e, used = cs_reader_windows_used(sb);
+	const char *why;
+
+	if (f->incomplete)
+		return 1;
+	for (i = 0; i < used; i++) {
+		for (e = 0; e < sb->nevents; e++) {
+			if (!cs_reader_tid_usable(f, sb->tid, e))
+				continue;
+			why = cs_statfit_wstat(cs_reader_wstat(sb, i, e),
+					       cs_reader_window(sb, i)->calls);
+			if (why) {
+				damage(f, "series block at offset %llu: window %u, event %u: %s",
+				       (ull)((const unsigned char *)sb - f->data), i, e, why);
+				return 0;
+			}
+		}
+	}
+	return 1;
 }
 
 /* Walks the blocks of f->data, then resolves ids.  Returns 0 or -ENOMEM;
@@ -728,6 +791,15 @@ static int walk(struct cs_file *f)
 			       (ull)soff, s->module);
 			continue;
 		}
+		if (!key_fits(f, s)) {
+			damage(f,
+			       "site block at offset %llu: key %llu is not a size class of "
+			       "target %u's argument",
+			       (ull)soff, (ull)s->key, s->target);
+			continue;
+		}
+		if (!site_stats_fit(f, s, soff))
+			continue;
 		f->sites[k++] = s;
 	}
 	f->nsites = k;
@@ -742,6 +814,8 @@ static int walk(struct cs_file *f)
 			       (ull)((const unsigned char *)sb - f->data), sb->target);
 			continue;
 		}
+		if (!windows_fit(f, sb))
+			continue;
 		f->series[k++] = sb;
 	}
 	f->nseries = k;
@@ -1073,6 +1147,10 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
 	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION) {
 		f = map_file(fd, path, used, err, errlen, &ret);
+		if (f) {
+			f->hdr_checked = u.h;
+			f->hdr = &f->hdr_checked;
+		}
 		if (f || ret != -EAGAIN) {
 			close(fd);
 			return f ? finish(f, cut, out, err, errlen) : ret;

@@ -288,6 +288,8 @@ static void sub192(uint64_t acc[3], uint64_t lo, uint64_t mid, uint64_t hi)
 
 static void add_minmax(struct cs_agg *a, uint64_t n, uint64_t min, uint64_t max)
 {
+	if (a->n + n < a->n)
+		a->overflow = 1;
 	if (a->n == 0) {
 		a->min = min;
 		a->max = max;
@@ -308,7 +310,7 @@ static __thread uint64_t scnt[CS_HIST_BUCKETS];
 /* Adds buckets [lo, hi] of s, which hold all its values, and its sums. */
 static uint64_t add_range(struct cs_agg *a, const struct cs_stat *s, unsigned lo, unsigned hi)
 {
-	uint64_t n = 0;
+	cs_u128 n = 0;
 	size_t k = 0;
 	unsigned b;
 
@@ -323,10 +325,16 @@ static uint64_t add_range(struct cs_agg *a, const struct cs_stat *s, unsigned lo
 		a->nomem = 1;
 		return 0;
 	}
+	if (n > UINT64_MAX) {
+		/* Only a running file's histogram can: the reader checks a
+		 * complete one against its calls. */
+		a->overflow = 1;
+		n = UINT64_MAX;
+	}
 	a->sum += s->sum;
 	add192(a->sumsq, s->sumsq_lo, s->sumsq_hi, 0);
-	add_minmax(a, n, s->min, s->max);
-	return n;
+	add_minmax(a, (uint64_t)n, s->min, s->max);
+	return (uint64_t)n;
 }
 
 uint64_t cs_stats_add(struct cs_agg *a, const struct cs_stat *s)
@@ -406,6 +414,8 @@ void cs_stats_merge(struct cs_agg *a, const struct cs_agg *b)
 	add_minmax(a, b->n, b->min, b->max);
 	if (b->nomem)
 		a->nomem = 1;
+	if (b->overflow)
+		a->overflow = 1;
 }
 
 int cs_stats_copy(struct cs_agg *dst, const struct cs_agg *src)

@@ -649,8 +649,14 @@ static struct fx *targets_file(uint32_t pid, uint64_t prog_base, uint64_t foo_ba
 
 	t = fx_target_at(f, "tiny", prog, prog_base + 0x1500, CS_HOOK_REFUSED | CS_HOOK_HIDDEN, 0);
 	fx_refusal(f, t, 0, "shorter than the patch (3 bytes)");
-	if (second)
+	if (second) {
+		/* Another reason, given twice, and the same reason at more
+		 * places than the set's first allocation holds. */
 		fx_refusal(f, t, 0x1, "loop instruction in the patched bytes");
+		fx_refusal(f, t, 0x1, "loop instruction in the patched bytes");
+		for (uint64_t at = 0x20; at <= 0x50; at += 0x10)
+			fx_refusal(f, t, at, "loop instruction in the patched bytes");
+	}
 
 	/* Two static functions of one name in prog. */
 	t = fx_target_at(f, "helper", prog, prog_base + 0x1600, CS_HOOK_ENTRY | CS_HOOK_HIDDEN, 0);
@@ -808,6 +814,47 @@ static int setup(void)
 	return ret;
 }
 
+/* huge.rpt: counts of 2^63 (calls entered, calls not recorded, set-up
+ * ticks; 2^62 measured calls, all of them 0): read twice, each sum is
+ * 2^64, one more than 64 bits hold; read four times, the calls too. */
+static int huge(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	uint32_t prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	uint32_t tm = fx_target(f, "malloc", prog, 0, CS_HOOK_GOT);
+	struct cs_site_block *sb;
+	size_t s;
+	int ret;
+
+	fx_thread_setup(f, 100, 3, 1ull << 63, sizeof(struct cs_thread_block));
+	s = fx_site(f, tm, 100, prog, 0x1234, CS_KEY_NONE);
+	call2(f, s, 0, 0);
+	sb = fx_at(f, s);
+	sb->calls = 1ull << 62;
+	sb->entered = 1ull << 63;
+	sb->stat[0].hist[0] = sb->stat[1].hist[0] = 1ull << 62;
+	fx_header(f)->lost_calls = 1ull << 63;
+	ret = fx_write(f, out("huge.rpt"), 1, 0);
+	fx_free(f);
+
+	/* huge2.rpt: two call sites of 2^63 calls each: each row fits, the
+	 * function does not. */
+	f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	tm = fx_target(f, "malloc", prog, 0, CS_HOOK_GOT);
+	fx_thread(f, 100, 3);
+	for (uint64_t at = 0x1234; at <= 0x1334; at += 0x100) {
+		s = fx_site(f, tm, 100, prog, at, CS_KEY_NONE);
+		call2(f, s, 0, 0);
+		sb = fx_at(f, s);
+		sb->calls = sb->entered = 1ull << 63;
+		sb->stat[0].hist[0] = sb->stat[1].hist[0] = 1ull << 63;
+	}
+	ret |= fx_write(f, out("huge2.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fx *f;
@@ -824,6 +871,7 @@ int main(int argc, char **argv)
 	ret = fx_write(f, out("basic.rpt"), 1, 0);
 	fx_free(f);
 	ret |= versions();
+	ret |= huge();
 	ret |= merge_files();
 	ret |= running();
 	ret |= failed();

@@ -85,6 +85,7 @@ check_err $LINENO "--derive x: '}' expected at position 5 of '{tsc'" --derive 'x
 check_err $LINENO "--derive x: unexpected 't' at position 5 of 'tsc tsc'" --derive 'x=tsc tsc'
 check_err $LINENO "--derive 'mean=tsc': mean is the name of a column" --derive 'mean=tsc'
 check_err $LINENO "--derive x is given twice" --derive 'x=tsc' --derive 'x=1'
+check_err $LINENO "--derive tsc: tsc is the name of an event" --derive 'tsc=1'
 check_err $LINENO "--derive x: no event or earlier derived column named 'nosuch'" \
 	--derive 'x=nosuch'
 check_err $LINENO "--derive x: no event or earlier derived column named 'y'" \

@@ -62,4 +62,17 @@ malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,
 malloc,prog+0x1234,prog,perf::PAGE-FAULTS,5,3,0.6,0.8,0,0,2,2,2,5,0,ok,,
 END
 
+# Another process writes into the file while it is read: the version in
+# the mapping turns 1 after the header was checked (version 2).  Reading
+# as version 1 would rewrite site blocks in place, in a read-only mapping
+# (SIGSEGV); the header as checked decides.
+cp "$T/nested.rpt" "$T/tamper.rpt"
+CS_TAMPER=8:1 LD_PRELOAD=$CS_BUILDDIR/tests/report/.libs/libcstamper.so \
+	run_cmd "$CS_CMD" report -f csv "$T/tamper.rpt"
+expect_status $LINENO 0
+cmp -s "$T/out" <("$CS_CMD" report -f csv "$T/nested.rpt") ||
+	fail $LINENO "the tampered file reads differently from its original"
+[ "$(od -An -tu4 -j8 -N4 "$T/tamper.rpt" | tr -d ' ')" = 1 ] ||
+	fail $LINENO "the file was not written into while it was read"
+
 finish

@@ -55,4 +55,36 @@ expect_line $LINENO "$T/out" 'pids:     200, 201'
 expect_line $LINENO "$T/out" 'files:    2'
 expect_line $LINENO "$T/out" 'events:   tsc, perf::PAGE-FAULTS, perf::MINOR-FAULTS'
 
+# Sums over files wider than 64 bits: 2^63 calls entered, not recorded
+# and set-up ticks in each of two files are 2^64 in all, not 0.
+H=$T/huge.rpt
+run_cmd "$CS_CMD" report -f csv "$H" "$H"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,9223372036854775808,0,0,0,0,0,0,0,0,18446744073709551616,0,ok,,'
+run_cmd "$CS_CMD" report "$H" "$H"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'calls not recorded (file full, after the file was sealed at exit, or re-entry): 18446744073709551616'
+expect_line $LINENO "$T/out" 'set-up:   18446744073709551616 TSC ticks spent by the shim making call sites and blocks; what ran inside measured calls is taken off their tsc'
+run_cmd "$CS_CMD" report -f json "$H" "$H"
+expect_status $LINENO 0
+for k in entered lost_calls setup_ticks; do
+	grep -qF "\"$k\":18446744073709551616" "$T/out" || fail $LINENO "JSON $k is not 2^64"
+done
+# 2^64 measured calls in one row (four files): no count can hold them.
+for args in "-f csv" "-f json" "--hist" "--by function"; do
+	run_cmd "$CS_CMD" report $args "$H" "$H" "$H" "$H"
+	expect_status $LINENO 1
+	expect_err $LINENO "cacheshim: $H: 2^64 calls or more in one row: no real run records as many"
+	[ -s "$T/out" ] && fail $LINENO "$args: a report of wrapped counts"
+done
+# Two call sites of 2^63 calls each: the rows fit, their function does
+# not (the histogram and JSON views add the rows of a function up).
+run_cmd "$CS_CMD" report -f csv "$T/huge2.rpt"
+expect_status $LINENO 0
+for args in "-f json" "--hist"; do
+	run_cmd "$CS_CMD" report $args "$T/huge2.rpt"
+	expect_status $LINENO 1
+	expect_err $LINENO "cacheshim: report: 2^64 calls or more in one function: no real run records as many"
+done
+
 finish

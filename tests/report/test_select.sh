@@ -126,7 +126,9 @@ alpha,4,250,400
 delta,1000,50014,99964
 gamma,1,7,7
 END
-run_cmd "$CS_CMD" report -f csv --function nothing "$V"
+# A function that is a target but made no call from the modules
+# selected: the header alone.
+run_cmd "$CS_CMD" report -f csv --function beta --module /nonexistent/app "$V"
 expect_status $LINENO 0
 expect_out $LINENO <<END
 $CSV_HEADER,source
@@ -154,6 +156,21 @@ expect_status $LINENO 2
 expect_err $LINENO "report: --sort nosuch: no such column"
 run_cmd "$CS_CMD" report --sort mean:up "$V"
 expect_status $LINENO 2
+for bad in , ,tsc tsc, 'tsc,,tsc'; do
+	run_cmd "$CS_CMD" report --event "$bad" "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: --event '$bad': an empty event name"
+done
+run_cmd "$CS_CMD" report --event tsc,tsc "$V"
+expect_status $LINENO 2
+expect_err $LINENO "report: --event tsc: named twice"
+# A glob that matches no function of the files: a typo, or '[' unclosed.
+for bad in nosuch '[' 'alpha['; do
+	run_cmd "$CS_CMD" report --function "$bad" "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: --function $bad: no function in the files matches"
+	[ -s "$T/out" ] && fail $LINENO "--function $bad: a report"
+done
 for bad in 0 -1 x 3x; do
 	run_cmd "$CS_CMD" report --top "$bad" "$V"
 	expect_status $LINENO 2

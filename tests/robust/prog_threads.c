@@ -2,14 +2,33 @@
 /* T threads each make N wrapped calls, then exit before the program does.
  *
  * Usage: prog_threads T N.  Prints the sum of the results, which depends
- * on T and N only.  T = 0 makes the N calls in the main thread. */
+ * on T and N only.  T = 0 makes the N calls in the main thread.
+ *
+ * prog_threads T busy: T threads call without end; once each has made
+ * 1,000 calls the program exits under them, wherever they are (half-way
+ * through recording a call, say).  Prints "busy". */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/robust/robust.h"
 
 static long ncalls;
+static long started; /* busy threads past their first 1,000 calls */
+
+static void *busy(void *arg)
+{
+	long i, s = 0;
+
+	for (i = 0;; i++) {
+		s += rt_leaf(i);
+		if (i == 1000)
+			__atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
+	}
+	return (void *)s;
+}
 
 static void *worker(void *arg)
 {
@@ -36,6 +55,19 @@ int main(int argc, char **argv)
 	if (n < 0 || n > 64) {
 		fprintf(stderr, "%s: 0 to 64 threads\n", argv[0]);
 		return 2;
+	}
+	if (strcmp(argv[2], "busy") == 0) {
+		for (t = 0; t < n; t++) {
+			if (pthread_create(&tid[t], NULL, busy, NULL)) {
+				fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
+				return 1;
+			}
+		}
+		while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n)
+			sched_yield();
+		puts("busy");
+		fflush(stdout);
+		exit(0);
 	}
 	if (n == 0) {
 		worker(&total);

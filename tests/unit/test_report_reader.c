@@ -557,6 +557,12 @@ static struct cs_window *nx_window(struct fx *x, unsigned i)
 	return (struct cs_window *)((unsigned char *)(sb + 1) + i * sb->window_size);
 }
 
+/* Window i's aggregate of event e. */
+static struct cs_wstat *wstat_at(struct fx *x, unsigned i, unsigned e)
+{
+	return (struct cs_wstat *)(nx_window(x, i) + 1) + e;
+}
+
 /* Cuts the last block by 8 bytes, and the file with it. */
 static void cut_last(struct fx *x, size_t off, size_t *len)
 {
@@ -643,6 +649,15 @@ static void s_calls(struct fx *x, size_t *len)
 {
 	nx_sb(x)->calls = 4;
 }
+/* A thread stopped at exit after taking its call's number. */
+static void s_taken(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls = 6;
+}
+static void s_taken2(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls = 7;
+}
 static void s_beyond(struct fx *x, size_t *len)
 {
 	nx_window(x, 2)->calls = 0;
@@ -660,6 +675,26 @@ static void s_calls_running(struct fx *x, size_t *len)
 }
 static void s_none(struct fx *x, size_t *len)
 {
+}
+static void n_exsum(struct fx *x, size_t *len)
+{
+	nx_nb(x)->stat[2].sum += 1ull << 62; /* exclusive tsc */
+}
+static void n_insum(struct fx *x, size_t *len)
+{
+	nx_nb(x)->stat[0].sum = 1000;
+}
+static void s_whist(struct fx *x, size_t *len)
+{
+	wstat_at(x, 0, 0)->hist[0] += 3;
+}
+static void s_wsum(struct fx *x, size_t *len)
+{
+	wstat_at(x, 1, 0)->sum = 1ull << 61;
+}
+static void s_wmin(struct fx *x, size_t *len)
+{
+	wstat_at(x, 2, 1)->min = 9;
 }
 
 static const struct nx_case {
@@ -687,9 +722,16 @@ static const struct nx_case {
 	{__LINE__, 0, s_shift, "shift 64 (at most 63)", 1, 0},
 	{__LINE__, 0, s_full, "window 0 has 3 calls", 1, 0},
 	{__LINE__, 0, s_calls, "window 2 has 1 calls (4 calls in all", 1, 0},
+	{__LINE__, 0, s_taken, NULL, 1, 1},
+	{__LINE__, 0, s_taken2, "its windows hold 5 calls, not 7", 1, 0},
 	{__LINE__, 0, s_beyond, "window 7 has 1 calls", 1, 0},
 	{__LINE__, 0, s_target, "refers to target 99", 1, 0},
 	{__LINE__, 0, s_calls_running, NULL, 1, 1},
+	{__LINE__, 0, n_exsum, "event 0 has values that are not among its site's", 0, 1},
+	{__LINE__, 0, n_insum, "event 0 has values that are not among its site's", 0, 1},
+	{__LINE__, 0, s_whist, "window 0, event 0: its histogram does not count its calls", 1, 0},
+	{__LINE__, 0, s_wsum, "window 1, event 0: its sum is not that of its histogram's", 1, 0},
+	{__LINE__, 0, s_wmin, "window 2, event 1: its minimum is above its maximum", 1, 0},
 };
 
 static void test_nested_series_damage(void)
@@ -791,6 +833,165 @@ static void test_nested_series_read(void)
 	cs_reader_free(f);
 	fx_free(x);
 	free(ex);
+}
+
+/* ---- aggregates that cannot be their calls' ---- */
+
+/* Offsets of agg_sample()'s sites: plain (target 1, unkeyed, 5 calls of
+ * tsc 100, 400, 700, 1000, 1200 and faults 0..4) and keyed (target 2,
+ * argument 1, key 64, one call). */
+static size_t ag_plain, ag_keyed;
+
+static struct fx *agg_sample(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 9, 2, two_events);
+	static const uint64_t tsc[5] = {100, 400, 700, 1000, 1200};
+	uint64_t v[2];
+	uint32_t m, t1, t2;
+	int i;
+
+	m = fx_module(f, "/usr/bin/prog", NULL, 0, 0x555500000000);
+	t1 = fx_target(f, "plain", m, 0, CS_HOOK_GOT);
+	t2 = fx_target(f, "keyed", m, 1, CS_HOOK_GOT);
+	fx_thread(f, 9, 0x3);
+	ag_plain = fx_site(f, t1, 9, m, 0x10, CS_KEY_NONE);
+	for (i = 0; i < 5; i++) {
+		v[0] = tsc[i];
+		v[1] = (uint64_t)i;
+		fx_call(f, ag_plain, v);
+	}
+	ag_keyed = fx_site(f, t2, 9, m, 0x20, 64);
+	v[0] = 50;
+	v[1] = 1;
+	fx_call(f, ag_keyed, v);
+	fx_header(f)->capacity = f->len;
+	fx_header(f)->used = f->len | CS_USED_SEALED;
+	return f;
+}
+
+static struct cs_site_block *ag_site(struct fx *x, size_t off)
+{
+	return fx_at(x, off);
+}
+
+static void ag_none(struct fx *x)
+{
+}
+/* A thread killed at exit half-way through a call: its bucket counted,
+ * calls not yet; or its sum added (at most max), its bucket not yet. */
+static void ag_inflight_bucket(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].hist[cs_hist_index(300)]++;
+	ag_site(x, ag_plain)->stat[0].sum += 300;
+	ag_site(x, ag_plain)->stat[0].sumsq_lo += 300 * 300;
+}
+static void ag_inflight_sum(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].sum += 1200;
+	ag_site(x, ag_plain)->stat[0].sumsq_lo += 1200 * 1200;
+}
+/* A handler's call during the site's first call: min and max describe
+ * the handler's call alone. */
+static void ag_first_race(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].min = 400;
+	ag_site(x, ag_plain)->stat[0].max = 400;
+}
+static void ag_calls_above(struct fx *x)
+{
+	ag_site(x, ag_plain)->calls = 1000000;
+}
+static void ag_calls_below(struct fx *x)
+{
+	ag_site(x, ag_plain)->calls = 3;
+}
+static void ag_hist_wrap(struct fx *x)
+{
+	/* 2^64 - 1 + 5 + 1 values wrap to 5 in 64 bits. */
+	ag_site(x, ag_plain)->stat[0].hist[0] = ~0ull;
+	ag_site(x, ag_plain)->stat[0].hist[1] = 1;
+}
+static void ag_sum_big(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].sum = 18442240474082182430ull;
+}
+static void ag_sum_small(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].sum = 499;
+}
+static void ag_sumsq_big(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].sumsq_hi = 1;
+}
+static void ag_sumsq_small(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[0].sumsq_lo = 3400 * 3400 / 5;
+}
+static void ag_min_max(struct fx *x)
+{
+	ag_site(x, ag_plain)->stat[1].min = 5;
+}
+static void ag_key_class(struct fx *x)
+{
+	ag_site(x, ag_keyed)->key = 100;
+}
+static void ag_key_unkeyed(struct fx *x)
+{
+	ag_site(x, ag_plain)->key = 64;
+}
+static void ag_running(struct fx *x)
+{
+	ag_sum_big(x);
+	ag_calls_above(x);
+	fx_header(x)->state = CS_STATE_RUNNING;
+	fx_header(x)->used &= ~CS_USED_SEALED;
+}
+
+static void test_aggregates(void)
+{
+	static const struct {
+		int line;
+		void (*mutate)(struct fx *x);
+		const char *damage; /* "": none */
+		size_t sites; /* kept */
+	} cases[] = {
+		{__LINE__, ag_none, "", 2},
+		{__LINE__, ag_inflight_bucket, "", 2},
+		{__LINE__, ag_inflight_sum, "", 2},
+		{__LINE__, ag_first_race, "", 2},
+		{__LINE__, ag_calls_above, "event 0: its histogram does not count its calls (1000000", 1},
+		{__LINE__, ag_calls_below, "event 0: its histogram does not count its calls (3", 1},
+		{__LINE__, ag_hist_wrap, "event 0: its histogram does not count its calls (5", 1},
+		{__LINE__, ag_sum_big, "event 0: its sum is not that of its histogram's values", 1},
+		{__LINE__, ag_sum_small, "event 0: its sum is not that of its histogram's values", 1},
+		{__LINE__, ag_sumsq_big, "event 0: its sum of squares is not", 1},
+		{__LINE__, ag_sumsq_small, "event 0: its sum of squares is not", 1},
+		{__LINE__, ag_min_max, "event 1: its minimum is above its maximum", 1},
+		{__LINE__, ag_key_class, "key 100 is not a size class of target 2's argument", 1},
+		{__LINE__, ag_key_unkeyed, "key 64 is not a size class of target 1's argument", 1},
+		{__LINE__, ag_running, "", 2},
+	};
+	struct cs_file *f;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx *x = agg_sample();
+		int ok;
+
+		cases[i].mutate(x);
+		f = NULL;
+		ok = cs_reader_parse(x->buf, x->len, "agg", &f, err, sizeof(err)) == 0 &&
+		     (cases[i].damage[0] ? strstr(f->damage, cases[i].damage) != NULL
+					 : f->damage[0] == '\0') &&
+		     f->nsites == cases[i].sites;
+		CU_ASSERT(ok);
+		if (!ok)
+			printf("\nline %d: damage '%s', %zu sites\n", cases[i].line,
+			       f ? f->damage : err, f ? f->nsites : 0);
+		cs_reader_free(f);
+		fx_free(x);
+	}
 }
 
 /* Window percentiles: exact below 16, else within the bucket (1/8). */
@@ -903,6 +1104,7 @@ int main(void)
 	CU_add_test(s, "damaged nested and series blocks", test_nested_series_damage);
 	CU_add_test(s, "window percentiles", test_series_percentile);
 	CU_add_test(s, "refusal blocks", test_refusals);
+	CU_add_test(s, "aggregates that cannot be their calls'", test_aggregates);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();

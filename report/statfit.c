@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whether an aggregate read from a file can be what the shim wrote: its
+ * histogram counts the calls, and its sum, sum of squares and extremes
+ * lie within what the histogram's buckets allow.  A damaged or crafted
+ * file that passes the block checks would otherwise print means above
+ * the maximum or a deviation of 0 for values 100..1200, with exit 0.
+ *
+ * The bounds come from the buckets, not from min and max, because the
+ * shim's updates are unlocked: a signal handler's call of the same site
+ * during the site's very first call can leave min and max describing
+ * that call alone (both take the "first" path).  What the order of the
+ * shim's updates guarantees (shim/hotpath.c stat_add: sum of squares,
+ * sum, extremes, then the bucket; calls after all events):
+ *   - every value counted in the histogram is in the sums;
+ *   - a thread still running when the file was sealed (the process then
+ *     ended anywhere) may have one call half-recorded per site: in the
+ *     sums or extremes but not yet in the histogram, or in the
+ *     histogram but not yet in calls.
+ * So the lower bounds are exact and the upper bounds allow one value of
+ * at most max more.  Only complete files are checked: in a running file
+ * a live writer may be anywhere.
+ */
+#include "report/internal.h"
+
+/* a + b, at most the largest cs_u128. */
+static cs_u128 sat_add(cs_u128 a, cs_u128 b)
+{
+	return a + b < a ? ~(cs_u128)0 : a + b;
+}
+
+/* c * v, at most the largest cs_u128 (both below 2^64: no overflow). */
+static cs_u128 mul(uint64_t c, uint64_t v)
+{
+	return (cs_u128)c * v;
+}
+
+struct bounds {
+	cs_u128 n; /* values in the histogram */
+	cs_u128 lo, hi; /* the least and most their sum can be */
+	long double sqlo, sqhi; /* the same for their squares */
+	int open; /* a value in the open-ended last bucket: no upper bound */
+};
+
+/* Adds c values of bucket [lower, upper] to b. */
+static void add_bucket(struct bounds *b, uint64_t c, uint64_t lower, uint64_t upper)
+{
+	b->n += c;
+	b->lo = sat_add(b->lo, mul(c, lower));
+	b->hi = sat_add(b->hi, mul(c, upper));
+	b->sqlo += (long double)c * (long double)lower * (long double)lower;
+	b->sqhi += (long double)c * (long double)upper * (long double)upper;
+}
+
+/* Checks what every aggregate has; sq is the sum of squares or negative
+ * when there is none.  Returns NULL or why it does not fit. */
+static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, long double sq,
+			uint64_t min, uint64_t max)
+{
+	/* Relative error of the long double sums: ~1,300 rounded terms. */
+	const long double eps = 1e-12L;
+
+	if (b->n < calls || b->n > (cs_u128)calls + 1)
+		return "its histogram does not count its calls";
+	/* Nothing finished (a first call half-recorded at most): min and
+	 * max may not have been written yet. */
+	if (calls == 0)
+		return NULL;
+	if (min > max)
+		return "its minimum is above its maximum";
+	if ((cs_u128)sum < b->lo || (!b->open && (cs_u128)sum > sat_add(b->hi, max)))
+		return "its sum is not that of its histogram's values";
+	if (sq >= 0 &&
+	    (sq < b->sqlo * (1 - eps) ||
+	     (!b->open && sq > (b->sqhi + (long double)max * (long double)max) * (1 + eps))))
+		return "its sum of squares is not that of its histogram's values";
+	return NULL;
+}
+
+const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls)
+{
+	struct bounds b = {0};
+	unsigned i;
+
+	for (i = 0; i < CS_HIST_BUCKETS; i++) {
+		if (!st->hist[i])
+			continue;
+		if (i == CS_HIST_BUCKETS - 1) {
+			b.open = 1;
+			add_bucket(&b, st->hist[i], cs_hist_lower(i), cs_hist_lower(i));
+		} else {
+			add_bucket(&b, st->hist[i], cs_hist_lower(i), cs_hist_lower(i + 1) - 1);
+		}
+	}
+	return fits(&b, calls, st->sum,
+		    (long double)(((cs_u128)st->sumsq_hi << 64) | st->sumsq_lo), st->min, st->max);
+}
+
+const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls)
+{
+	struct bounds b = {0};
+	unsigned i;
+
+	for (i = 0; i < CS_WHIST_BUCKETS; i++) {
+		if (!w->hist[i])
+			continue;
+		if (i == CS_WHIST_BUCKETS - 1) {
+			b.open = 1;
+			add_bucket(&b, w->hist[i], cs_whist_lower(i), cs_whist_lower(i));
+		} else {
+			add_bucket(&b, w->hist[i], cs_whist_lower(i), cs_whist_lower(i + 1) - 1);
+		}
+	}
+	return fits(&b, calls, w->sum, -1, w->min, w->max);
+}
