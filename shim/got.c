@@ -2,8 +2,11 @@
 /* GOT patching: every JUMP_SLOT (PLT) and GLOB_DAT slot of every loaded
  * module whose symbol matches a target pattern is pointed at the target's
  * entry stub.  GLOB_DAT slots make function pointers taken through the GOT
- * (method tables, callbacks) reach the wrapper too.  RELRO pages are made
- * writable around the store (never executable ones: the GOT is data).
+ * (method tables, callbacks) reach the wrapper too.  So that such a pointer
+ * still equals the same function's address stored in data by a symbolic
+ * relocation (CPython checks a static type's tp_free against PyObject_Free),
+ * those R_X86_64_64 words are pointed at the stub as well.  RELRO pages are
+ * made writable around the store (never executable ones: the GOT is data).
  * Runs in the constructor and after every dlopen, under one lock. */
 #include <dlfcn.h>
 #include <elf.h>
@@ -30,6 +33,8 @@ struct dyn_info {
 	const ElfW(Verneed) * verneed;
 	uint64_t relro_lo, relro_hi;
 	uint64_t lo, hi; /* mapped range: a slot pointing here is unresolved */
+	uint64_t rw_lo[4], rw_hi[4]; /* writable PT_LOAD segments */
+	int nrw;
 	const char *name;
 };
 
@@ -71,6 +76,10 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
 				d->lo = a;
 			if (a + ph->p_memsz > d->hi)
 				d->hi = a + ph->p_memsz;
+			if ((ph->p_flags & PF_W) && d->nrw < 4) {
+				d->rw_lo[d->nrw] = a;
+				d->rw_hi[d->nrw++] = a + ph->p_memsz;
+			}
 		}
 	}
 	if (!dyn)
@@ -250,6 +259,27 @@ static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
 	return 0;
 }
 
+/* Whether the 8 bytes at p lie in a writable segment of the module (the
+ * RELRO part included: write_slot opens it).  A data relocation may sit in
+ * text (DT_TEXTREL), which is not written. */
+static int writable(const struct dyn_info *d, uint64_t p)
+{
+	int i;
+
+	for (i = 0; i < d->nrw; i++)
+		if (p >= d->rw_lo[i] && p + 8 <= d->rw_hi[i])
+			return 1;
+	return 0;
+}
+
+/* A function's address stored in data by a symbolic relocation: the word
+ * holds what the loader resolved, to be kept equal to the GOT's. */
+static int function_pointer(const struct dyn_info *d, const ElfW(Rela) * r)
+{
+	return ELF64_R_TYPE(r->r_info) == R_X86_64_64 && r->r_addend == 0 &&
+	       writable(d, d->base + r->r_offset);
+}
+
 static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t bytes)
 {
 	const ElfW(Rela) *end = (const ElfW(Rela) *)((const char *)r + bytes);
@@ -260,9 +290,12 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		uint64_t *slot = (uint64_t *)(uintptr_t)(d->base + r->r_offset);
 		const char *name;
 		uint64_t cur, real;
-		int pat, idx, st;
+		int pat, idx, st, data;
 
-		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !sym)
+		if (!sym)
+			continue;
+		data = type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT;
+		if (data && !function_pointer(d, r))
 			continue;
 		st = ELF64_ST_TYPE(s->st_info);
 		/* Data objects reached through GLOB_DAT must stay untouched. */
@@ -274,9 +307,9 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		if (pat < 0 || cs_settings_never_wrap(name))
 			continue;
 		cur = *slot;
-		if (cs_stub_is(cur))
+		if (cs_stub_is(cur) || (data && !cur))
 			continue;
-		real = real_address(d, type, sym, name, cur);
+		real = data ? cur : real_address(d, type, sym, name, cur);
 		if (!real || cs_entry_is_patched(real))
 			continue; /* its patched entry catches these calls */
 		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
@@ -289,7 +322,8 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 			continue;
 		}
 		cs_g.settings.targets[pat].matched++;
-		cs_g.targets[idx].block->got_slots++;
+		if (!data)
+			cs_g.targets[idx].block->got_slots++;
 		patched_total++;
 	}
 }

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Function-pointer identity under GOT patching (CACHESHIM_HOOK=got, and
+# what the default falls back to when a target's entry is refused):
+# rt_leaf's address read from the GOT (GLOB_DAT) and the same address put
+# in the program's tables by data relocations must stay equal, or a
+# program comparing them fails (CPython aborted at start-up with
+# PyObject_Free as the target).  Every call through any of them counts.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+N=1000
+# The premise: the tables' words come from symbolic relocations of rt_leaf
+# (in a writable and in a RELRO section), main's pointer from a GLOB_DAT.
+relocs=$(readelf -rW "$R/prog_fnptr")
+n64=$(printf '%s\n' "$relocs" | grep -c 'R_X86_64_64 .* rt_leaf' || true)
+nglob=$(printf '%s\n' "$relocs" | grep -c 'R_X86_64_GLOB_DAT .* rt_leaf' || true)
+[ "$n64" -eq 2 ] && [ "$nglob" -eq 1 ] ||
+	fail "prog_fnptr has $n64 R_X86_64_64 and $nglob GLOB_DAT relocations of rt_leaf, want 2 and 1"
+
+plain_run plain "$R/prog_fnptr" $N
+expect_status plain 0
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_HOOK=got CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT=$T/got.csr LD_PRELOAD=$CS_SHIM "$R/prog_fnptr" $N \
+	>"$T/got.out" 2>"$T/got.err" || status=$?
+expect_status got 0
+same_output plain got
+no_shim_lines got
+report_csv got --by function
+want_count got "function=rt_leaf,event=tsc" calls $((4 * N))
+echo "CACHESHIM_HOOK=got: the tables and the GOT agree; $((4 * N)) calls counted"
