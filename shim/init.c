@@ -133,6 +133,7 @@ static void after_fork_child(void)
 	cs_g.series_bytes = 0;
 	cs_g.generation++;
 	cs_thread_after_fork();
+	cs_side_after_fork();
 	/* The target blocks live in the parent's mapping: copy them first. */
 	for (i = 0; i < cs_g.ntargets; i++) {
 		if (cs_g.targets[i].block)
@@ -180,6 +181,7 @@ __attribute__((constructor)) static void cs_init(void)
 	cs_window = cs_g.settings.window;
 	program_path();
 	xsave_setup();
+	cs_side_init();
 	if (cs_output_open() < 0)
 		goto out;
 	cs_events_setup(&cs_g.settings, cs_g.hdr);

@@ -135,7 +135,7 @@ struct cs_frame {
 	uint64_t nest; /* 1 + its entry in the thread's nesting stack, 0: none */
 	uint64_t nchildren; /* nested measured calls that returned */
 	uint64_t stolen0; /* the thread's set-up ticks when measuring began */
-	uint64_t spare; /* keeps the frame a multiple of 16 bytes */
+	int64_t side_stack; /* 0x2a0: the side stack SLOW_CALL took, -1: none */
 	uint64_t generation; /* cs_g.generation when measuring began (last slot) */
 };
 
@@ -153,6 +153,7 @@ _Static_assert(offsetof(struct cs_frame, rcx_out) == 0x98, "frame");
 _Static_assert(offsetof(struct cs_frame, tsc_start) == 0x90, "frame");
 _Static_assert(offsetof(struct cs_frame, tsc_end) == 0x200, "frame");
 _Static_assert(offsetof(struct cs_frame, generation) == CS_FRAME_SIZE - 8, "frame");
+_Static_assert(offsetof(struct cs_frame, side_stack) == 0x2a0, "frame");
 
 /* cs_frame.result, returned by cs_hot_enter */
 enum cs_enter_result {
@@ -299,6 +300,9 @@ uint64_t cs_hot_key(const struct cs_frame *f, unsigned argn);
 /* Set by init.c before any stub is reachable; read by the trampoline. */
 extern uint64_t cs_window; /* stack bytes copied per call (multiple of 16) */
 extern uint64_t cs_xsave_size; /* bytes of the XSAVE area + alignment slack */
+/* sidestack.c: stacks the slow path runs on (the trampoline takes them). */
+void cs_side_init(void);
+void cs_side_after_fork(void);
 extern uint64_t cs_xsave_mask; /* XCR0 components saved; 0 = use FXSAVE */
 
 /* ---- targets: one per (name, address) matched ---- */

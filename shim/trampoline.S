@@ -26,6 +26,8 @@
  * the shim never uses).
  */
 
+#include "shim/sidestack.h"
+
 #define FS 0x2b0 /* CS_FRAME_SIZE */
 #define F(off) ((off) - FS)(%rbp)
 #define F_RDI F(0x00)
@@ -54,11 +56,39 @@
 #define F_R11_OUT F(0xc8)
 #define F_TSC_START F(0x90)
 #define F_TSC_END F(0x200)
+#define F_SIDE F(0x2a0)
 
 /* Calls the C function \func(frame) with the whole extended state (vector,
- * x87, mask registers) saved around it, below the current rsp: slow-path
- * C code may use any of it.  Leaves the function's result in rax. */
+ * x87, mask registers) saved around it: slow-path C code may use any of
+ * it.  Leaves the function's result in rax and rsp below the frame (every
+ * path after it sets rsp from rbp).  Runs on a free side stack
+ * (shim/sidestack.c) unless already on one, else below the current rsp. */
 .macro SLOW_CALL func
+	movq $-1, F_SIDE
+	movq cs_side_base(%rip), %rsi
+	testq %rsi, %rsi
+	jz .Lstay\@
+	movq %rsp, %rax
+	subq %rsi, %rax
+	cmpq $CS_SIDE_TOTAL, %rax	/* on a side stack already */
+	jb .Lstay\@
+	leaq cs_side_busy(%rip), %rcx
+	xorl %edx, %edx
+.Ltry\@:
+	movl $1, %eax
+	xchgl %eax, (%rcx,%rdx,4)
+	testl %eax, %eax
+	jz .Ltake\@
+	incl %edx
+	cmpl $CS_SIDE_STACKS, %edx
+	jb .Ltry\@
+	jmp .Lstay\@
+.Ltake\@:
+	movq %rdx, F_SIDE		/* owned from here: freed below */
+	incq %rdx
+	imulq $CS_SIDE_SIZE, %rdx
+	leaq (%rsi,%rdx), %rsp		/* the top of stack edx */
+.Lstay\@:
 	subq cs_xsave_size(%rip), %rsp
 	andq $-64, %rsp
 	movl cs_xsave_mask(%rip), %eax
@@ -91,6 +121,16 @@
 .Lfxr\@:
 	fxrstor64 (%rsp)
 .Lrestored\@:
+	/* Back on the thread's stack before the side stack is freed: a
+	 * signal handler must not run on a stack another thread can take. */
+	leaq -FS(%rbp), %rsp
+	andq $-16, %rsp
+	movq F_SIDE, %rdx
+	testq %rdx, %rdx
+	js .Lkept\@
+	leaq cs_side_busy(%rip), %rcx
+	movl $0, (%rcx,%rdx,4)
+.Lkept\@:
 	movq F_RESULT, %rax
 .endm
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Side stacks for the slow path.  A thread's first wrapped call sets the
+ * thread up (XSAVE area, perf_event_open, libpfm, /proc reads: several
+ * KiB of stack), and so does its first call from each new call site.  On
+ * the program's stack that overflowed threads made with small stacks
+ * (16 KiB, PTHREAD_STACK_MIN) that ran fine without the shim.  So the
+ * trampoline's SLOW_CALL moves to one of these stacks when one is free
+ * (and it is not on one already: a signal handler's call during a slow
+ * path), and back before freeing it; with none free it stays where it is.
+ * They are mapped once, untouched pages cost no memory, and a guard page
+ * turns an overflow into a fault rather than a write into the next one.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim/internal.h"
+#include "shim/sidestack.h"
+
+/* Read by the trampoline: 0 when the stacks could not be mapped. */
+uint64_t cs_side_base;
+/* 1 while a slow path runs on stack i (taken by xchg, freed by a store). */
+uint32_t cs_side_busy[CS_SIDE_STACKS];
+
+void cs_side_init(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *m;
+	int i;
+
+	m = mmap(NULL, CS_SIDE_TOTAL, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (m == MAP_FAILED)
+		return; /* slow paths run on the program's stacks */
+	for (i = 0; i < CS_SIDE_STACKS; i++)
+		mprotect(m + (size_t)i * CS_SIDE_SIZE, (size_t)page, PROT_NONE);
+	__atomic_store_n(&cs_side_base, (uint64_t)(uintptr_t)m, __ATOMIC_RELEASE);
+}
+
+/* A forked child has only the thread that forked, which was not in a slow
+ * path: stacks other threads held are free. */
+void cs_side_after_fork(void)
+{
+	memset(cs_side_busy, 0, sizeof(cs_side_busy));
+}
