@@ -134,6 +134,7 @@ static void after_fork_child(void)
 	cs_g.generation++;
 	cs_thread_after_fork();
 	cs_side_after_fork();
+	cs_modules_after_fork();
 	/* The target blocks live in the parent's mapping: copy them first. */
 	for (i = 0; i < cs_g.ntargets; i++) {
 		if (cs_g.targets[i].block)
@@ -358,6 +359,8 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		if (found)
 			h = real(path, mode);
 	}
+	if (!ours)
+		cs_modules_loader_usable(); /* the real dlopen got its lock */
 	if (h && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
 		cs_guard_take();
@@ -380,6 +383,8 @@ CS_EXPORT int dlclose(void *handle)
 	if (!real)
 		return -1;
 	ret = real(handle);
+	if (!cs_tls_guard)
+		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
 		saved = errno;
 		cs_guard_take();

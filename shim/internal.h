@@ -596,6 +596,10 @@ int cs_modules_untouchable(const struct dl_phdr_info *info);
  * (after cs_output_open), with the same ids. */
 void cs_modules_save(void);
 void cs_modules_restore(void);
+/* A forked child looks up unknown addresses without a scan until a dlopen
+ * or dlclose of the program returns (the loader's lock is free then). */
+void cs_modules_after_fork(void);
+void cs_modules_loader_usable(void);
 
 /* ---- output.c: the report file ---- */
 /* Creates and maps the report file named by the settings, sets cs_g.hdr.

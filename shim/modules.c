@@ -250,13 +250,30 @@ static uint32_t find(uint64_t addr, uint64_t *base)
 	return 0;
 }
 
+/* Set in a forked child until the loader's lock is known to be free: a
+ * thread of the parent may have held it at the fork, and then it is held
+ * for good in the child, where dl_iterate_phdr waits for it forever. */
+static int loader_maybe_locked;
+
+void cs_modules_after_fork(void)
+{
+	loader_maybe_locked = 1;
+}
+
+void cs_modules_loader_usable(void)
+{
+	loader_maybe_locked = 0;
+}
+
 uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base)
 {
 	uint32_t id;
 
 	*base = 0;
 	id = find(addr, base);
-	if (!id) {
+	/* An address in no module we know (generated code, or a module
+	 * loaded behind dlopen's back): scan, unless that could hang. */
+	if (!id && !__atomic_load_n(&loader_maybe_locked, __ATOMIC_RELAXED)) {
 		cs_modules_scan();
 		id = find(addr, base);
 	}

@@ -4,12 +4,16 @@
  * stays held in the child.
  *
  * Usage: prog_forkdl N PLUGIN.  Forks N children one after the other; each
- * calls rt_leaf(i) once and exits with 0 if it returned 2 i + 1.  stdout:
- * "children N, failed F" (F counts children that did not exit with 0). */
+ * calls rt_leaf(i) once from the program and once from generated code (an
+ * anonymous executable mapping, as a JIT's: a call site in no module), and
+ * exits with 0 if both returned 2 i + 1.  stdout: "children N, failed F"
+ * (F counts children that did not exit with 0). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,8 +37,26 @@ static void *loader(void *arg)
 	return NULL;
 }
 
+/* Code that calls fn(x) and returns its result, in a mapping of its own. */
+static long (*jit_call(long (*fn)(long)))(long)
+{
+	static const unsigned char head[] = {0x48, 0x83, 0xec, 0x08, 0x48, 0xb8}; /* sub $8,%rsp; movabs */
+	static const unsigned char tail[] = {0xff, 0xd0, 0x48, 0x83, 0xc4, 0x08, 0xc3}; /* call *%rax; add; ret */
+	unsigned char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *addr = (void *)fn;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, head, sizeof(head));
+	memcpy(m + sizeof(head), &addr, sizeof(addr));
+	memcpy(m + sizeof(head) + sizeof(addr), tail, sizeof(tail));
+	return (long (*)(long))(void *)m;
+}
+
 int main(int argc, char **argv)
 {
+	long (*jit)(long);
 	int i, n, failed = 0, st;
 	pthread_t th;
 	pid_t pid;
@@ -45,6 +67,11 @@ int main(int argc, char **argv)
 	}
 	n = atoi(argv[1]);
 	plugin = argv[2];
+	jit = jit_call(rt_leaf);
+	if (!jit) {
+		fprintf(stderr, "mmap failed\n");
+		return 1;
+	}
 	if (pthread_create(&th, NULL, loader, NULL)) {
 		fprintf(stderr, "pthread_create failed\n");
 		return 1;
@@ -52,7 +79,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		pid = fork();
 		if (pid == 0)
-			_exit(rt_leaf(i) == 2 * i + 1 ? 0 : 3);
+			_exit(rt_leaf(i) == 2 * i + 1 && jit(i) == 2 * i + 1 ? 0 : 3);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			failed++;
 	}
