@@ -180,6 +180,13 @@ __attribute__((constructor)) static void cs_init(void)
 		goto out;
 	}
 	cs_window = cs_g.settings.window;
+	/* Said because nothing else would show it: the target just reads
+	 * whatever lies past the copy. */
+	if (cs_window < CS_DEFAULT_WINDOW && !cs_g.settings.quiet)
+		cs_log("CACHESHIM_WINDOW=%u: a wrapped function reading more than %u bytes of "
+		       "stack arguments (large structs by value, long variadic lists) reads "
+		       "garbage past them",
+		       (unsigned)cs_window, (unsigned)cs_window);
 	program_path();
 	xsave_setup();
 	cs_side_init();

@@ -154,6 +154,23 @@ check targets-odd case_run targets-odd 'CACHESHIM_TARGETS' tsc \
 	CACHESHIM_TARGETS=$'rt_leaf,rt_\nleaf,"rt_leaf",\'rt_leaf\',f\xc3\xa9,a;b,:arg1' \
 	CACHESHIM_OUTPUT="$T/targets-odd.csr"
 
+# --- CACHESHIM_WINDOW ----------------------------------------------------
+# A window below the default is said once (what a function reading past it
+# gets is garbage, and nothing else would show it); the default is not.
+window_said()
+{
+	local name=$1 want=$2 n
+
+	shift 2
+	case_run $name "$([ "$want" = 1 ] && echo 'CACHESHIM_WINDOW=0: a wrapped function' || echo '*')" \
+		tsc CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/$name.csr" "$@"
+	n=$(grep -c 'CACHESHIM_WINDOW=' "$T/$name.err" || true)
+	[ "$n" = "$want" ] || { show "$T/$name.err"; fail "$name: $n window lines, want $want"; }
+}
+check window-0 window_said window-0 1 CACHESHIM_WINDOW=0
+check window-0-quiet window_said window-0-quiet 0 CACHESHIM_WINDOW=0 CACHESHIM_QUIET=1
+check window-256 window_said window-256 0 CACHESHIM_WINDOW=256
+
 # --- CACHESHIM_OUTPUT -----------------------------------------------------
 # Empty or too long: one line, and the default name in the current
 # directory.
