@@ -265,7 +265,8 @@ struct cs_series_block {
 	uint32_t target; /* cs_target_block.id */
 	uint32_t tid;
 	uint32_t nevents;
-	uint32_t shift; /* log2 of the calls per window */
+	uint32_t shift; /* log2 of the calls per window; CS_SERIES_MERGING
+			 * set while the windows merge */
 	uint64_t calls; /* calls recorded in all windows */
 	uint64_t skipped; /* calls that arrived while the windows were merging */
 	uint64_t window_size; /* bytes of one window (cs_window + wstats) */
@@ -273,6 +274,11 @@ struct cs_series_block {
 			 * a call (0 in files of earlier writers) */
 	/* CS_SERIES_WINDOWS windows of window_size bytes follow */
 };
+
+/* In cs_series_block.shift while the windows merge: a thread stopped then
+ * (the process exited under it) left windows half merged, which no reader
+ * can use. */
+#define CS_SERIES_MERGING 0x80000000u
 
 /* Bucket of v in a window histogram. */
 static inline unsigned cs_whist_index(uint64_t v)

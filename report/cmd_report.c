@@ -83,6 +83,10 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 			       f->damage);
 		ret = 1;
 	}
+	if (f->nmerging)
+		cs_warn("%s: %u series over time not shown: their windows were being merged "
+			"when the program ended",
+			path, f->nmerging);
 	merged = cs_merge_add(r, f);
 	if (merged == -EOVERFLOW) {
 		cs_err("%s: 2^64 calls or more in one row: no real run records as many (a "

@@ -64,6 +64,7 @@ struct cs_file {
 	int incomplete; /* header.state is CS_STATE_RUNNING */
 	char damage[256]; /* first problem past the header, "" if none */
 	unsigned ndamage; /* problems found past the header */
+	unsigned nmerging; /* series blocks skipped: merging when the program ended */
 	size_t nunknown; /* blocks of unknown or unpublished type skipped */
 	const struct cs_module_block **modules; /* sorted by id */
 	size_t nmodules;

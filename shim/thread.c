@@ -503,8 +503,13 @@ static void merge_windows(struct cs_series_block *sb)
 	char *base = (char *)(sb + 1);
 	uint64_t size = sb->window_size;
 	unsigned i, e, n = sb->nevents;
+	uint32_t shift = sb->shift;
 	unsigned alo[CS_MAX_EVENTS], ahi[CS_MAX_EVENTS], clo[CS_MAX_EVENTS], chi[CS_MAX_EVENTS];
 
+	/* Marked first (x86 keeps stores in order; the compiler is told): a
+	 * process ending under this thread leaves a block readers skip. */
+	__atomic_store_n(&sb->shift, shift | CS_SERIES_MERGING, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
 		struct cs_window *dst = (struct cs_window *)(base + i * size);
 		struct cs_window *a = (struct cs_window *)(base + 2 * i * size);
@@ -543,7 +548,7 @@ static void merge_windows(struct cs_series_block *sb)
 		dst->first_tsc = first_tsc;
 		dst->calls = calls;
 	}
-	sb->shift++;
+	__atomic_store_n(&sb->shift, shift + 1, __ATOMIC_RELEASE);
 }
 
 /* The series' windows up to window w (at least) mapped in, and ready

@@ -481,6 +481,8 @@ static int nested(void)
  *   grow, thread 901:   tsc 8, 8, 9, 9 (shift 1)
  *   long, thread 900:   tsc 100 (calls 1-1024), 200 (1025-2048),
  *                       300 (2049-3072); faults 0 */
+static size_t long_series; /* offset of "long"'s series block */
+
 static struct fx *series_fixture(int v1, unsigned nevents)
 {
 	struct fx *f = fx_new("/usr/bin/prog", 900, nevents, ev2);
@@ -529,6 +531,7 @@ static struct fx *series_fixture(int v1, unsigned nevents)
 	}
 	s = fx_site(f, tn, 900, m, 0x320, CS_KEY_NONE);
 	q = fx_series(f, tn, 900, 0);
+	long_series = q;
 	for (i = 0; i < 3072; i++) {
 		v[0] = 100 + (uint64_t)i / 1024 * 100;
 		v[1] = 0;
@@ -558,6 +561,11 @@ static int series(void)
 	fx_free(f);
 	f = series_fixture(1, 1);
 	ret |= fx_write(f, out("v1series1.rpt"), 1, 0);
+	fx_free(f);
+	/* merging.rpt: the program ended while "long"'s windows merged. */
+	f = series_fixture(0, 2);
+	((struct cs_series_block *)fx_at(f, long_series))->shift |= CS_SERIES_MERGING;
+	ret |= fx_write(f, out("merging.rpt"), 1, 0);
 	fx_free(f);
 	while ((CS_SERIES_WINDOWS << shift) < 3072)
 		shift++;

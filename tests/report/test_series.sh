@@ -138,4 +138,13 @@ run_cmd "$CS_CMD" report --by key "$T/classes.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" '  touch[arg1:2]      3    42     1.6   40   42   44   44   44    126'
 
+# The program ended while "long"'s windows merged (its series block has
+# CS_SERIES_MERGING in shift): that series is left out and said, the file
+# is not called damaged, the other series are whole.
+run_cmd "$CS_CMD" report --series -f csv "$T/merging.rpt"
+expect_status $LINENO 0
+expect_err $LINENO "cacheshim: warning: $T/merging.rpt: 1 series over time not shown: their windows were being merged when the program ended"
+grep -q '^long,' "$T/out" && fail $LINENO "the half-merged series of long is shown"
+[ "$(grep -c '^lookup,tsc,' "$T/out")" -eq 5 ] || { show "$T/out"; fail $LINENO "lookup's windows are not all there"; }
+
 finish

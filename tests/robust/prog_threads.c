@@ -4,9 +4,10 @@
  * Usage: prog_threads T N.  Prints the sum of the results, which depends
  * on T and N only.  T = 0 makes the N calls in the main thread.
  *
- * prog_threads T busy: T threads call without end; once each has made
- * 1,000 calls the program exits under them, wherever they are (half-way
- * through recording a call, say).  Prints "busy". */
+ * prog_threads T busy: T threads call rt_leaf and rt_ping (which nests
+ * rt_pong) by turns without end; once each has made 1,000 of them the
+ * program exits under them, wherever they are (half-way through recording
+ * a call, say).  Prints "busy". */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static void *busy(void *arg)
 	long i, s = 0;
 
 	for (i = 0;; i++) {
-		s += rt_leaf(i);
+		s += (i & 1) ? rt_leaf(i) : rt_ping(3); /* rt_ping nests rt_pong */
 		if (i == 1000)
 			__atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
 	}

@@ -605,6 +605,31 @@ static void n_uneven(struct fx *x, size_t *len)
 {
 	nx_nb(x)->stat[3].hist[0]++; /* an exclusive value without its call */
 }
+/* A thread stopped at exit half-way through a nested call: tsc 700 in
+ * the site and in the inclusive values, not yet in the exclusive ones
+ * nor in the calls.  Two such inclusive values are one too many (the
+ * site holds a second 700 so that only that is wrong). */
+static void n_half(struct fx *x, size_t *len)
+{
+	struct cs_site_block *s = fx_at(x, nx_site);
+
+	s->stat[0].hist[cs_hist_index(700)]++;
+	s->stat[0].sum += 700;
+	s->stat[0].sumsq_lo += 700 * 700;
+	nx_nb(x)->stat[0].hist[cs_hist_index(700)]++;
+	nx_nb(x)->stat[0].sum += 700;
+	nx_nb(x)->stat[0].sumsq_lo += 700 * 700;
+}
+static void n_half2(struct fx *x, size_t *len)
+{
+	uint64_t v[2] = {700, 0};
+
+	n_half(x, len);
+	fx_call(x, nx_site, v);
+	nx_nb(x)->stat[0].hist[cs_hist_index(700)]++;
+	nx_nb(x)->stat[0].sum += 700;
+	nx_nb(x)->stat[0].sumsq_lo += 700 * 700;
+}
 static void n_misfit_running(struct fx *x, size_t *len)
 {
 	n_misfit(x, len);
@@ -639,6 +664,12 @@ static void s_size(struct fx *x, size_t *len)
 static void s_shift(struct fx *x, size_t *len)
 {
 	nx_sb(x)->shift = 64;
+}
+/* The program ended while the windows merged: skipped, not damage. */
+static void s_merging(struct fx *x, size_t *len)
+{
+	nx_sb(x)->shift |= CS_SERIES_MERGING;
+	nx_window(x, 0)->calls = 3; /* half merged */
 }
 static void s_full(struct fx *x, size_t *len)
 {
@@ -714,12 +745,15 @@ static const struct nx_case {
 	{__LINE__, 0, n_missing, "is missing", 1, 1},
 	{__LINE__, 0, n_misfit, "event 0 has values that are not among its site's", 0, 1},
 	{__LINE__, 0, n_uneven, "event 1 has values", 0, 1},
+	{__LINE__, 0, n_half, NULL, 1, 1},
+	{__LINE__, 0, n_half2, "event 0 has values", 0, 1},
 	{__LINE__, 0, n_misfit_running, NULL, 0, 1},
 	{__LINE__, 0, n_duplicate, "two nested blocks for the site", 1, 0},
 	{__LINE__, 0, s_nevents, "3 events, the header has 2", 1, 0},
 	{__LINE__, 0, s_window_size, "bytes, windows of 2504 bytes (", 1, 0},
 	{__LINE__, 2, s_size, "bytes, windows of 2496 bytes (", 1, 0},
 	{__LINE__, 0, s_shift, "shift 64 (at most 63)", 1, 0},
+	{__LINE__, 0, s_merging, NULL, 1, 0},
 	{__LINE__, 0, s_full, "window 0 has 3 calls", 1, 0},
 	{__LINE__, 0, s_calls, "window 2 has 1 calls (4 calls in all", 1, 0},
 	{__LINE__, 0, s_taken, NULL, 1, 1},
@@ -760,7 +794,8 @@ static void test_nested_series_damage(void)
 			ok = outer &&
 			     (c->msg ? strstr(f->damage, c->msg) != NULL : !f->damage[0]) &&
 			     !cs_reader_nested(f, outer) == !c->nested &&
-			     f->nseries == (size_t)c->series;
+			     f->nseries == (size_t)c->series &&
+			     f->nmerging == (c->mutate == s_merging);
 		}
 		CU_ASSERT(ok);
 		if (!ok)
