@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "shim/internal.h"
@@ -157,7 +158,10 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		return -ENOMEM;
 	if (is_fragment(f->name))
 		return 0;
-	if (cs_settings_never_wrap(f->name)) {
+	/* The program's entry point too, whatever its name: the loader jumps
+	 * there with the kernel's initial stack (argc where a return address
+	 * would be). */
+	if (cs_settings_never_wrap(f->name) || f->addr == getauxval(AT_ENTRY)) {
 		/* Under any of its names (setjmp is also _setjmp...). */
 		if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
 			mp->never[mp->nnever++] = f->addr;

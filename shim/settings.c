@@ -389,7 +389,7 @@ static const struct {
 	NEVER("__swapcontext"), NEVER("vfork"),		NEVER("__vfork"),
 	NEVER("clone"),		NEVER("__clone"),	NEVER("__clone_internal"),
 	NEVER("clone3"),	NEVER("__clone3"),	NEVER("__restore_rt"),
-	NEVER("__sigreturn"),	NEVER("_dl_runtime_resolve"),
+	NEVER("__sigreturn"),	NEVER("_dl_runtime_resolve"), NEVER("_start"),
 };
 #undef NEVER
 

@@ -65,3 +65,49 @@ for hook in both got entry; do
 	done
 	echo "$hook: setjmp and vfork never wrapped, getpid counted once"
 done
+
+# The program's entry point: the loader jumps there with the kernel's
+# initial stack (argc where a return address would be).  Wrapped, the
+# program read its arguments from the wrapper's frame (prog_threads saw
+# the wrong argc and printed its usage).  Named _start, or under any name
+# (-e picks another; found by its address, AT_ENTRY).
+cat >"$T/entry.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		printf("argv[%d]=%s\n", i, argv[i]);
+	return argc;
+}
+
+/* An entry point of another name: what _start does, through glibc's own. */
+extern void _start(void);
+void other_entry(void)
+{
+	__asm__ volatile("jmp _start");
+}
+C
+${CC:-cc} -O1 -o "$T/entry" "$T/entry.c"
+${CC:-cc} -O1 -Wl,-e,other_entry -o "$T/entry2" "$T/entry.c"
+for prog in entry entry2; do
+	plain_run plain_$prog "$T/$prog" one two
+	[ "$status" = 3 ] || fail "$prog without the shim: status $status, want 3"
+	status=0
+	CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS='_start,other_entry' \
+		CACHESHIM_OUTPUT=$T/$prog.csr LD_PRELOAD=$CS_SHIM "$T/$prog" one two \
+		>"$T/shim_$prog.out" 2>"$T/shim_$prog.err" || status=$?
+	[ "$status" = 3 ] || { show "$T/shim_$prog.err"; fail "$prog: status $status, want 3"; }
+	same_output plain_$prog shim_$prog
+	grep -q "^cacheshim: '_start' returns twice or is not entered by a call: never wrapped$" \
+		"$T/shim_$prog.err" || { show "$T/shim_$prog.err"; fail "$prog: no line for _start"; }
+	if [ $prog = entry2 ]; then
+		grep -q "^cacheshim: 'other_entry' returns twice or is not entered by a call: never wrapped$" \
+			"$T/shim_$prog.err" || { show "$T/shim_$prog.err"; fail "$prog: other_entry wrapped"; }
+	fi
+	echo "$prog: the entry point is never wrapped"
+done
