@@ -144,6 +144,25 @@ static const char *needed_version(const struct dyn_info *d, uint32_t sym)
 	}
 }
 
+/* Whether the code at a is a PLT entry: an indirect jump through a GOT
+ * slot, after the endbr64 and bnd prefix IBT builds put there.  A non-PIE
+ * program's address of a function it imports (its canonical address) is
+ * its own PLT entry: GLOB_DAT slots, data relocations and dlsym give that.
+ * Wrapped as "the function", the wrapper would call the entry, which jumps
+ * through the program's patched slot to the wrapper again, for ever. */
+static int is_plt_entry(uint64_t a)
+{
+	const unsigned char *p = (const unsigned char *)(uintptr_t)a;
+
+	if (!a)
+		return 0;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (p[0] == 0xf2)
+		p++;
+	return p[0] == 0xff && p[1] == 0x25;
+}
+
 /* The function a slot leads to.  A lazily bound PLT slot still points into
  * its own module's PLT (glibc's own malloc@plt, for one): resolve the
  * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
@@ -157,6 +176,10 @@ static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t s
 		return cur;
 	ver = needed_version(d, sym);
 	p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	/* A non-PIE program's canonical address: the definition is found
+	 * after the program (and after us) in the search order. */
+	if (is_plt_entry((uint64_t)(uintptr_t)p))
+		p = ver ? dlvsym(RTLD_NEXT, name, ver) : dlsym(RTLD_NEXT, name);
 	if (!p && d->name && *d->name) {
 		/* Not in the global scope: a module loaded RTLD_LOCAL resolves in
 		 * its own scope (itself and its dependencies). */
@@ -312,6 +335,11 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		real = data ? cur : real_address(d, type, sym, name, cur);
 		if (!real || cs_entry_is_patched(real))
 			continue; /* its patched entry catches these calls */
+		/* A pointer to a PLT entry (a canonical address) stays: calls
+		 * through it reach the wrapper by that entry's own slot, and
+		 * it stays equal to the address the program's code uses. */
+		if (is_plt_entry(real))
+			continue;
 		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
 		if (idx < 0)
 			continue;

@@ -30,3 +30,28 @@ no_shim_lines got
 report_csv got --by function
 want_count got "function=rt_leaf,event=tsc" calls $((4 * N))
 echo "CACHESHIM_HOOK=got: the tables and the GOT agree; $((4 * N)) calls counted"
+
+# The same program built without PIE: its PLT entry for rt_leaf is the
+# function's canonical address (the tables and the pointer hold it; dlsym
+# gives it).  Taken for the function, the wrapper called that entry, which
+# jumps through the program's patched slot to the wrapper again: an endless
+# loop.  The entry's own slot is the one patched; pointers to the entry
+# are left as they are (still equal, and their calls reach the wrapper
+# through that slot).
+${CC:-cc} -O1 -no-pie -fno-pie -I"$CS_SRCDIR" -o "$T/fnptr_nopie" \
+	"$CS_SRCDIR/tests/robust/prog_fnptr.c" -L"$R/.libs" -lcsrobust -Wl,-rpath,"$R/.libs"
+plain_run plain_nopie "$T/fnptr_nopie" $N
+expect_status plain_nopie 0
+for hook in got both; do
+	status=0
+	# The shim's variables inside timeout: only the program runs with it.
+	timeout -s KILL 60 env CACHESHIM_QUIET=1 CACHESHIM_HOOK=$hook CACHESHIM_EVENTS=tsc \
+		CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT=$T/nopie_$hook.csr LD_PRELOAD=$CS_SHIM \
+		"$T/fnptr_nopie" $N >"$T/nopie_$hook.out" 2>"$T/nopie_$hook.err" || status=$?
+	expect_status nopie_$hook 0
+	same_output plain_nopie nopie_$hook
+	no_shim_lines nopie_$hook
+	report_csv nopie_$hook --by function
+	want_count nopie_$hook "function=rt_leaf,event=tsc" calls $((4 * N))
+	echo "non-PIE, CACHESHIM_HOOK=$hook: $((4 * N)) calls counted, no loop"
+done
