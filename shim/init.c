@@ -190,6 +190,7 @@ __attribute__((constructor)) static void cs_init(void)
 	program_path();
 	xsave_setup();
 	cs_side_init();
+	cs_thread_stack_main();
 	if (cs_output_open() < 0)
 		goto out;
 	cs_events_setup(&cs_g.settings, cs_g.hdr);

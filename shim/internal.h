@@ -247,6 +247,10 @@ static inline uint64_t cs_site_hash(uint32_t tag, uint64_t callsite)
 }
 
 extern __thread struct cs_thread *cs_tls_thread;
+/* threadstart.c: this thread's stack, learnt at its start (pthread_create
+ * wrapped) or in the constructor (main thread); 0, 0 when unknown. */
+extern __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+void cs_thread_stack_main(void);
 /* Nonzero while the shim's own code runs on this thread: targets it calls
  * (libc, libpfm4) are not measured.  cs_tls_guard_frame is the frame of
  * the code that took it first, so that a guard left behind by a non-local

@@ -43,25 +43,29 @@ static void *map_zeroed(size_t bytes)
 	return map_zeroed_populated(bytes, bytes);
 }
 
+/* A thread's stack when nothing said it (made by thrd_create or clone):
+ * glibc puts the thread's descriptor (pthread_self) at the top of its
+ * stack block, so reads up to it stay inside; the size is a guess, small
+ * so that the wrapper's frames stay within a quarter of any real stack. */
+#define CS_GUESSED_STACK (256u << 10)
+
+/* Not pthread_getattr_np here: it mallocs, and this may run inside malloc
+ * (threadstart.c). */
 static void stack_bounds(struct cs_thread *t)
 {
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
+	uint64_t size;
 
-	t->stack_lo = t->stack_hi = 0;
-	t->max_depth = UINT64_MAX;
-	if (pthread_getattr_np(pthread_self(), &attr))
-		return;
-	if (!pthread_attr_getstack(&attr, &addr, &size)) {
-		t->stack_lo = (uint64_t)(uintptr_t)addr;
-		t->stack_hi = t->stack_lo + size;
-		/* The wrapper's frames may take a quarter of the stack at most:
-		 * a program recursing through patched entries must not run out
-		 * of stack because of us (deeper calls run unmeasured). */
-		t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 64);
+	t->stack_lo = cs_tls_stack_lo;
+	t->stack_hi = cs_tls_stack_hi;
+	if (!t->stack_hi) {
+		t->stack_hi = (uint64_t)(uintptr_t)pthread_self();
+		t->stack_lo = t->stack_hi > CS_GUESSED_STACK ? t->stack_hi - CS_GUESSED_STACK : 0;
 	}
-	pthread_attr_destroy(&attr);
+	size = t->stack_hi - t->stack_lo;
+	/* The wrapper's frames may take a quarter of the stack at most: a
+	 * program recursing through patched entries must not run out of
+	 * stack because of us (deeper calls run unmeasured). */
+	t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 64);
 }
 
 static struct cs_site_table *table_new(uint64_t slots)

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A thread's stack bounds, learnt where asking is safe.  The shim needs
+ * them at a thread's first wrapped call (the stack-argument copy must not
+ * run past the top; the wrapper's frames may take a quarter of the stack),
+ * and asked there, pthread_getattr_np (which mallocs) deadlocked when that
+ * first call was made inside malloc with an arena's lock held
+ * (CACHESHIM_TARGETS=_int_malloc and a Python thread).  So:
+ *   - pthread_create is wrapped: the new thread asks first thing, before
+ *     the program's start routine runs, holding no lock;
+ *   - the main thread asks in the constructor (cs_thread_stack_main);
+ *   - threads made otherwise (C11 thrd_create, clone) get bounds that
+ *     need no call (thread.c).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "shim/internal.h"
+
+__thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+
+/* This thread's stack into the TLS variables above (unchanged when glibc
+ * cannot say). */
+static void learn_stack(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return;
+	if (!pthread_attr_getstack(&attr, &addr, &size)) {
+		cs_tls_stack_lo = (uint64_t)(uintptr_t)addr;
+		cs_tls_stack_hi = cs_tls_stack_lo + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+void cs_thread_stack_main(void)
+{
+	learn_stack();
+}
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *start(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	/* The shim's own calls: targets among them (malloc...) pass through
+	 * unmeasured.  errno is the new thread's, 0, for the program. */
+	cs_guard_take();
+	free(p);
+	learn_stack();
+	cs_guard_drop();
+	errno = 0;
+	return s.fn(s.arg);
+}
+
+CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int saved = errno, ret;
+	struct start *s;
+
+	if (!real)
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				void *))dlsym(RTLD_NEXT, "pthread_create");
+	if (!real)
+		return EAGAIN;
+	cs_guard_take();
+	s = malloc(sizeof(*s));
+	cs_guard_drop();
+	errno = saved;
+	if (!s)
+		return real(thread, attr, fn, arg); /* bounds that need no call */
+	s->fn = fn;
+	s->arg = arg;
+	ret = real(thread, attr, start, s);
+	if (ret) {
+		cs_guard_take();
+		free(s);
+		cs_guard_drop();
+	}
+	errno = saved;
+	return ret;
+}
