@@ -28,14 +28,14 @@ static int before_exec(void)
 
 static void after_failed_exec(int sealed)
 {
-	int saved = errno;
+	int saved;
 
-	if (sealed) {
-		cs_guard_take();
+	cs_guard_take(); /* errno is read through a function that may be a target */
+	saved = errno;
+	if (sealed)
 		cs_output_unseal();
-		cs_guard_drop();
-	}
 	errno = saved;
+	cs_guard_drop();
 }
 
 #define REAL(name)                                                        \

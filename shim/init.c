@@ -110,6 +110,31 @@ static void rewrite_targets(void)
 	}
 }
 
+/* fork: from our prepare handler (the last prepare handler to run) to our
+ * child handler (the first child handler), the calls a child makes (glibc's
+ * own after fork, when targeted) would be measured into the parent's file,
+ * which is shared memory, into the site blocks the parent's thread goes on
+ * updating: counts of both processes mixed, and torn.  So the forking
+ * thread passes every call through meanwhile: the guard is held, with a
+ * frame no call can be above (guard_left in hotpath.c).  Per thread: two
+ * threads may fork at once. */
+static __thread unsigned fork_guard;
+static __thread uintptr_t fork_guard_frame;
+
+static void before_fork(void)
+{
+	fork_guard = cs_tls_guard;
+	fork_guard_frame = cs_tls_guard_frame;
+	cs_tls_guard++;
+	cs_tls_guard_frame = UINTPTR_MAX;
+}
+
+static void after_fork_parent(void)
+{
+	cs_tls_guard = fork_guard;
+	cs_tls_guard_frame = fork_guard_frame;
+}
+
 /* A forked child: the parent's counters and report file are not ours.
  * Keep the target list, open a file of our own, re-record modules and
  * targets there; threads set up again at their next call. */
@@ -119,9 +144,10 @@ static void after_fork_child(void)
 	int saved_errno = errno; /* fork() returned 0: the child's errno is the program's */
 	unsigned i;
 
-	if (!cs_g.enabled)
+	if (!cs_g.enabled) {
+		after_fork_parent(); /* the guard as before the fork */
 		return;
-	cs_guard_take();
+	}
 	cs_g.enabled = 0;
 	cs_g.pid = getpid();
 	pthread_mutex_init(&patch_lock, NULL);
@@ -150,8 +176,8 @@ static void after_fork_child(void)
 		rewrite_targets();
 		cs_g.enabled = 1;
 	}
-	cs_guard_drop();
 	errno = saved_errno;
+	after_fork_parent(); /* the guard as before the fork */
 }
 
 static void program_path(void)
@@ -203,7 +229,7 @@ __attribute__((constructor)) static void cs_init(void)
 	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
 	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
 		goto out;
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	cs_modules_scan();
 	cs_g.enabled = 1;
 	patch_all();
@@ -347,35 +373,35 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		return NULL;
 	/* The shim's own loads (libpfm4, held modules) use full paths. */
 	ours = cs_tls_guard != 0;
+	cs_guard_take(); /* errno is read through a function that may be a target */
 	saved = errno;
-	cs_guard_take();
 	if (!ours && file && strchr(file, '$') && caller_path(file, caller, 0, path, sizeof(path)))
 		file = path;
-	cs_guard_drop();
 	errno = saved;
+	cs_guard_drop();
 	h = real(file, mode);
 	if (!h && !ours && file && file != path && !strchr(file, '/')) {
 		/* Not found where libcacheshim's own search looks: try the
 		 * caller's run path. */
 		int found;
 
-		saved = errno;
 		cs_guard_take();
+		saved = errno;
 		found = caller_path(file, caller, 1, path, sizeof(path));
-		cs_guard_drop();
 		errno = saved;
+		cs_guard_drop();
 		if (found)
 			h = real(path, mode);
 	}
 	if (!ours)
 		cs_modules_loader_usable(); /* the real dlopen got its lock */
 	if (h && cs_g.enabled && !cs_tls_guard) {
-		saved = errno;
 		cs_guard_take();
+		saved = errno;
 		cs_modules_scan();
 		patch_all();
-		cs_guard_drop();
 		errno = saved;
+		cs_guard_drop();
 	}
 	return h;
 }
@@ -394,13 +420,13 @@ CS_EXPORT int dlclose(void *handle)
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
-		saved = errno;
 		cs_guard_take();
+		saved = errno;
 		pthread_mutex_lock(&patch_lock);
 		forget_unloaded();
 		pthread_mutex_unlock(&patch_lock);
-		cs_guard_drop();
 		errno = saved;
+		cs_guard_drop();
 	}
 	return ret;
 }

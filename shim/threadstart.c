@@ -58,8 +58,8 @@ static void *start(void *p)
 	cs_guard_take();
 	free(p);
 	learn_stack();
-	cs_guard_drop();
 	errno = 0;
+	cs_guard_drop();
 	return s.fn(s.arg);
 }
 
@@ -67,18 +67,19 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	int saved = errno, ret;
 	struct start *s;
+	int saved, ret;
 
 	if (!real)
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 				void *))dlsym(RTLD_NEXT, "pthread_create");
 	if (!real)
 		return EAGAIN;
-	cs_guard_take();
+	cs_guard_take(); /* errno is read through a function that may be a target */
+	saved = errno;
 	s = malloc(sizeof(*s));
-	cs_guard_drop();
 	errno = saved;
+	cs_guard_drop();
 	if (!s)
 		return real(thread, attr, fn, arg); /* bounds that need no call */
 	s->fn = fn;
@@ -86,9 +87,10 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	ret = real(thread, attr, start, s);
 	if (ret) {
 		cs_guard_take();
+		saved = errno;
 		free(s);
+		errno = saved;
 		cs_guard_drop();
 	}
-	errno = saved;
 	return ret;
 }

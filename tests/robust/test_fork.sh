@@ -59,6 +59,31 @@ grep -q "$((K + 1)) report files" "$T/run.err" || {
 }
 echo "cacheshim run: one table, $(((K + 1) * N)) calls"
 
+# --- fork with glibc's and the shim's own calls as targets --------------
+# A child's calls before the shim's atfork child handler switched it to a
+# file of its own (glibc's post-fork code; the handler's own errno read)
+# were measured into the parent's file, shared memory: the parent's file
+# held a row called from the shim (after_fork_child), and calls of the
+# child entered there and never returned.  Every file must hold only its
+# own process's calls: rt_leaf exact, nothing called from the shim, no
+# call left unreturned.
+mkdir "$T/forkg"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_HOOK=entry CACHESHIM_EVENTS=tsc \
+	CACHESHIM_TARGETS='rt_leaf,*fork*,__errno_location' \
+	CACHESHIM_OUTPUT="$T/forkg/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" fork $K $N >"$T/forkg.out" 2>"$T/forkg.err" || status=$?
+expect_status forkg 0
+same_output plain forkg
+report_files forkg "$T"/forkg/out.*
+want_count forkg "function=rt_leaf,event=tsc" calls $(((K + 1) * N))
+grep -q 'libcacheshim' "$T/forkg.csv" && { show "$T/forkg.csv"; fail "a call made by the shim is in a report"; }
+for f in "$T"/forkg/out.*; do
+	"$CS_CMD" report -f csv "$f" >/dev/null 2>"$T/forkg1.err" || { show "$T/forkg1.err"; fail "$f: report failed"; }
+	grep -q 'did not return' "$T/forkg1.err" && { show "$T/forkg1.err"; fail "$f: calls that did not return"; }
+done
+echo "fork with *fork* and __errno_location wrapped: each file its own process's calls"
+
 # --- vfork: a child that execs a profiled program, one whose exec fails --
 M=500
 plain_run vplain "$R/prog_fork" vfork $N "$R/prog_threads" 0 $M
