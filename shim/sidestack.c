@@ -8,9 +8,12 @@
  * trampoline's SLOW_CALL moves to one of these stacks when one is free
  * (and it is not on one already: a signal handler's call during a slow
  * path), and back before freeing it; with none free it stays where it is.
+ * Signals are blocked meanwhile (the trampoline does it, before moving),
+ * so that the program's handlers never run on a side stack.
  * They are mapped once, untouched pages cost no memory, and a guard page
  * turns an overflow into a fault rather than a write into the next one.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +26,13 @@
 uint64_t cs_side_base;
 /* 1 while a slow path runs on stack i (taken by xchg, freed by a store). */
 uint32_t cs_side_busy[CS_SIDE_STACKS];
+/* Signals blocked while on a side stack: all but those a fault raises
+ * (blocked, those kill the process instead of reaching its handler). */
+const uint64_t cs_side_sigblock =
+	~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) | 1ull << (SIGILL - 1) |
+	  1ull << (SIGFPE - 1) | 1ull << (SIGTRAP - 1) | 1ull << (SIGSYS - 1));
+/* The mask before, restored by the trampoline once off the side stack. */
+__thread uint64_t cs_tls_side_mask;
 
 void cs_side_init(void)
 {

@@ -85,9 +85,29 @@
 	jmp .Lstay\@
 .Ltake\@:
 	movq %rdx, F_SIDE		/* owned from here: freed below */
+	/* Signals stay blocked while on the side stack (all but the ones a
+	 * fault raises), so that the program's handlers run on the thread's
+	 * stack: a handler may need more than a side stack holds, and may
+	 * longjmp out, which would leave the side stack taken for good.
+	 * The old mask goes to cs_tls_side_mask (~0: not blocked). */
+	movq %fs:0, %rdx
+	addq cs_tls_side_mask@gottpoff(%rip), %rdx
+	movq $-1, (%rdx)
+	movl $14, %eax			/* rt_sigprocmask */
+	xorl %edi, %edi			/* SIG_BLOCK */
+	leaq cs_side_sigblock(%rip), %rsi
+	movl $8, %r10d
+	syscall
+	testq %rax, %rax
+	jz 1f
+	movq %fs:0, %rdx		/* refused: nothing to restore */
+	addq cs_tls_side_mask@gottpoff(%rip), %rdx
+	movq $-1, (%rdx)
+1:	movq F_SIDE, %rdx
 	incq %rdx
 	imulq $CS_SIDE_SIZE, %rdx
-	leaq (%rsi,%rdx), %rsp		/* the top of stack edx */
+	addq cs_side_base(%rip), %rdx
+	movq %rdx, %rsp			/* the top of that stack */
 .Lstay\@:
 	subq cs_xsave_size(%rip), %rsp
 	andq $-64, %rsp
@@ -130,6 +150,17 @@
 	js .Lkept\@
 	leaq cs_side_busy(%rip), %rcx
 	movl $0, (%rcx,%rdx,4)
+	/* Signals as they were: a pending one is handled here, on the
+	 * thread's stack. */
+	movq %fs:0, %rsi
+	addq cs_tls_side_mask@gottpoff(%rip), %rsi
+	cmpq $-1, (%rsi)
+	je .Lkept\@
+	movl $14, %eax			/* rt_sigprocmask */
+	movl $2, %edi			/* SIG_SETMASK */
+	xorl %edx, %edx
+	movl $8, %r10d
+	syscall
 .Lkept\@:
 	movq F_RESULT, %rax
 .endm
