@@ -99,11 +99,12 @@
 	movl $8, %r10d
 	syscall
 	testq %rax, %rax
-	jz 1f
+	jz .Lblocked\@
 	movq %fs:0, %rdx		/* refused: nothing to restore */
 	addq cs_tls_side_mask@gottpoff(%rip), %rdx
 	movq $-1, (%rdx)
-1:	movq F_SIDE, %rdx
+.Lblocked\@:				/* (no numeric label: the code around uses them) */
+	movq F_SIDE, %rdx
 	incq %rdx
 	imulq $CS_SIDE_SIZE, %rdx
 	addq cs_side_base(%rip), %rdx
