@@ -166,23 +166,15 @@ static int is_plt_entry(uint64_t a)
 /* The function a slot leads to.  A lazily bound PLT slot still points into
  * its own module's PLT (glibc's own malloc@plt, for one): resolve the
  * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
-static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t sym,
-			     const char *name, uint64_t cur)
+/* The address the loader gives symbol index sym of module d (what its
+ * GLOB_DAT and data relocations hold): the global scope's definition, else
+ * the module's own scope (a module loaded RTLD_LOCAL); 0 if none. */
+static uint64_t loaded_address(const struct dyn_info *d, uint32_t sym, const char *name)
 {
-	const char *ver;
-	void *p;
+	const char *ver = needed_version(d, sym);
+	void *p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
 
-	if (cur && (type == R_X86_64_GLOB_DAT || cur < d->lo || cur >= d->hi))
-		return cur;
-	ver = needed_version(d, sym);
-	p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
-	/* A non-PIE program's canonical address: the definition is found
-	 * after the program (and after us) in the search order. */
-	if (is_plt_entry((uint64_t)(uintptr_t)p))
-		p = ver ? dlvsym(RTLD_NEXT, name, ver) : dlsym(RTLD_NEXT, name);
 	if (!p && d->name && *d->name) {
-		/* Not in the global scope: a module loaded RTLD_LOCAL resolves in
-		 * its own scope (itself and its dependencies). */
 		void *h = dlopen(d->name, RTLD_LAZY | RTLD_NOLOAD);
 
 		if (h) {
@@ -191,6 +183,24 @@ static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t s
 		}
 	}
 	return (uint64_t)(uintptr_t)p;
+}
+
+static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t sym,
+			     const char *name, uint64_t cur)
+{
+	const char *ver;
+	uint64_t p;
+
+	if (cur && (type == R_X86_64_GLOB_DAT || cur < d->lo || cur >= d->hi))
+		return cur;
+	p = loaded_address(d, sym, name);
+	/* A non-PIE program's canonical address: the definition is found
+	 * after the program (and after us) in the search order. */
+	if (is_plt_entry(p)) {
+		ver = needed_version(d, sym);
+		p = (uint64_t)(uintptr_t)(ver ? dlvsym(RTLD_NEXT, name, ver) : dlsym(RTLD_NEXT, name));
+	}
+	return p;
 }
 
 /* Targets by address, so that adding one and the entry pass's "patched
@@ -331,6 +341,10 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 			continue;
 		cur = *slot;
 		if (cs_stub_is(cur) || (data && !cur))
+			continue;
+		/* A data word the program has since set to something else is
+		 * the program's, whatever it holds. */
+		if (data && cur != loaded_address(d, sym, name))
 			continue;
 		real = data ? cur : real_address(d, type, sym, name, cur);
 		if (!real || cs_entry_is_patched(real))

@@ -55,3 +55,58 @@ for hook in got both; do
 	want_count nopie_$hook "function=rt_leaf,event=tsc" calls $((4 * N))
 	echo "non-PIE, CACHESHIM_HOOK=$hook: $((4 * N)) calls counted, no loop"
 done
+
+# A data word the program changed is the program's: a library's hook
+# starts as foo (a symbolic relocation), the program sets it to its own
+# function, to bar, or to a sentinel (1), then dlopens a library (every
+# dlopen runs the GOT pass again).  The pass took whatever the word held:
+# it put foo's stub over the program's value (the program saw its hook
+# changed, and bar's calls were counted as foo's), and read the code at
+# address 1 (SIGSEGV).  Only words still holding what the loader put there
+# are pointed at the stub.
+cat >"$T/libhook.c" <<'C'
+int foo(int x) { return x + 1; }
+int bar(int x) { return x + 100; }
+static int (*hook)(int) = foo; /* R_X86_64_64 against foo */
+int call_hook(int x) { return hook(x); }
+void set_hook(int (*f)(int)) { hook = f; }
+int (*get_hook(void))(int) { return hook; }
+C
+cat >"$T/hook.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int foo(int), bar(int), call_hook(int);
+void set_hook(int (*)(int));
+int (*get_hook(void))(int);
+static int mine(int x) { return x * 2; }
+int main(int argc, char **argv)
+{
+	int which = argv[1][0] - '0';
+	int (*want)(int) = which == 0 ? mine : which == 1 ? bar : (int (*)(int))1;
+
+	(void)argc;
+	printf("initial hook is foo: %d\n", get_hook() == foo);
+	set_hook(want);
+	printf("dlopen: %d\n", dlopen("libm.so.6", RTLD_NOW) != NULL);
+	printf("hook as set: %d\n", get_hook() == want);
+	if (which < 2)
+		printf("call_hook(5) = %d, foo(5) = %d\n", call_hook(5), foo(5));
+	return get_hook() != want;
+}
+C
+${CC:-cc} -O1 -fPIC -shared -o "$T/libhook.so" "$T/libhook.c"
+${CC:-cc} -O1 -o "$T/hook" "$T/hook.c" -L"$T" -lhook -Wl,-rpath,"$T" -ldl
+for which in 0 1 2; do
+	plain_run plain_hook$which "$T/hook" $which
+	expect_status plain_hook$which 0
+	status=0
+	CACHESHIM_QUIET=1 CACHESHIM_HOOK=got CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=foo \
+		CACHESHIM_OUTPUT=$T/hook$which.csr LD_PRELOAD=$CS_SHIM "$T/hook" $which \
+		>"$T/hook$which.out" 2>"$T/hook$which.err" || status=$?
+	expect_status hook$which 0
+	same_output plain_hook$which hook$which
+	report_csv hook$which --by function
+	# foo's one call from main (and none of the hook's, which is not foo).
+	want_count hook$which "function=foo,event=tsc" calls $([ $which = 2 ] && echo 0 || echo 1)
+	echo "a hook the program set ($which) is left as it set it"
+done
