@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Whether an aggregate read from a file can be what the shim wrote: its
- * histogram counts the calls, and its sum, sum of squares and extremes
- * lie within what the histogram's buckets allow.  A damaged or crafted
+ * histogram counts the calls, and its sum and sum of squares lie within
+ * what the histogram's buckets allow.  A damaged or crafted
  * file that passes the block checks would otherwise print means above
  * the maximum or a deviation of 0 for values 100..1200, with exit 0.
  *
  * The bounds come from the buckets, not from min and max, because the
  * shim's updates are unlocked: a signal handler's call of the same site
  * during the site's very first call can leave min and max describing
- * that call alone (both take the "first" path).  What the order of the
+ * that call alone (both take the "first" path), or even min above max.  What the order of the
  * shim's updates guarantees (shim/hotpath.c stat_add: sum of squares,
  * sum, extremes, then the bucket; calls after all events):
  *   - every value counted in the histogram is in the sums;
@@ -66,8 +66,9 @@ static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, lo
 	 * max may not have been written yet. */
 	if (calls == 0)
 		return NULL;
-	if (min > max)
-		return "its minimum is above its maximum";
+	/* Not min <= max: a handler's call of the same site between the
+	 * stores of min and max of the site's first call leaves the
+	 * handler's min with the first call's max. */
 	if ((cs_u128)sum < b->lo || (!b->open && (cs_u128)sum > sat_add(b->hi, max)))
 		return "its sum is not that of its histogram's values";
 	if (sq >= 0 &&

@@ -765,7 +765,7 @@ static const struct nx_case {
 	{__LINE__, 0, n_insum, "event 0 has values that are not among its site's", 0, 1},
 	{__LINE__, 0, s_whist, "window 0, event 0: its histogram does not count its calls", 1, 0},
 	{__LINE__, 0, s_wsum, "window 1, event 0: its sum is not that of its histogram's", 1, 0},
-	{__LINE__, 0, s_wmin, "window 2, event 1: its minimum is above its maximum", 1, 0},
+	{__LINE__, 0, s_wmin, NULL, 1, 1}, /* the first-call race, as ag_min_max */
 };
 
 static void test_nested_series_damage(void)
@@ -962,6 +962,8 @@ static void ag_sumsq_small(struct fx *x)
 {
 	ag_site(x, ag_plain)->stat[0].sumsq_lo = 3400 * 3400 / 5;
 }
+/* A handler's call during the site's first call, between its stores of
+ * min and max: the handler's min (5), the first call's max (4). */
 static void ag_min_max(struct fx *x)
 {
 	ag_site(x, ag_plain)->stat[1].min = 5;
@@ -1001,7 +1003,7 @@ static void test_aggregates(void)
 		{__LINE__, ag_sum_small, "event 0: its sum is not that of its histogram's values", 1},
 		{__LINE__, ag_sumsq_big, "event 0: its sum of squares is not", 1},
 		{__LINE__, ag_sumsq_small, "event 0: its sum of squares is not", 1},
-		{__LINE__, ag_min_max, "event 1: its minimum is above its maximum", 1},
+		{__LINE__, ag_min_max, "", 2},
 		{__LINE__, ag_key_class, "key 100 is not a size class of target 2's argument", 1},
 		{__LINE__, ag_key_unkeyed, "key 64 is not a size class of target 1's argument", 1},
 		{__LINE__, ag_running, "", 2},
