@@ -406,6 +406,52 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
+/* dlsym's real function (shim/dlsym.S jumps to it for RTLD_NEXT). */
+void *(*cs_real_dlsym)(void *, const char *);
+
+static void *no_dlsym(void *handle, const char *name)
+{
+	(void)handle;
+	(void)name;
+	return NULL;
+}
+
+void *(*cs_dlsym_init(void))(void *, const char *)
+{
+	void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+
+	if (!p)
+		p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	__atomic_store_n(&cs_real_dlsym, p ? (void *(*)(void *, const char *))p : no_dlsym,
+			 __ATOMIC_RELEASE);
+	return cs_real_dlsym;
+}
+
+/* dlsym but RTLD_NEXT: the real answer, or the stub of a function whose
+ * GOT slots and data words point at its stub (so both answers agree).
+ * The shim's own lookups (guard held) want the real address. */
+void *cs_dlsym_mapped(void *handle, const char *name)
+{
+	void *p = cs_real_dlsym(handle, name);
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	int i;
+
+	if (!p || cs_tls_guard || !cs_g.enabled)
+		return p;
+	pthread_mutex_lock(&patch_lock);
+	for (i = cs_target_at(a); i >= 0; i = cs_g.targets[i].next_same) {
+		const struct cs_target *t = &cs_g.targets[i];
+
+		if (!t->unloaded && t->block && (t->block->how & CS_HOOK_GOT) &&
+		    !cs_entry_is_patched(a)) {
+			p = t->stub;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&patch_lock);
+	return p;
+}
+
 /* dlclose: when a module really goes away, forget it and its targets. */
 CS_EXPORT int dlclose(void *handle)
 {

@@ -110,3 +110,53 @@ for which in 0 1 2; do
 	want_count hook$which "function=foo,event=tsc" calls $([ $which = 2 ] && echo 0 || echo 1)
 	echo "a hook the program set ($which) is left as it set it"
 done
+
+# dlsym: under GOT patching its answer for a target is the stub too, so
+# that it equals the address the program takes (Ruby compares an
+# extension's dlsym(handle, "ruby_xmalloc") with &ruby_xmalloc, and
+# refused to load every extension under CACHESHIM_HOOK=got).  RTLD_NEXT
+# keeps its meaning, the object after the caller's: a library wrapping
+# puts finds libc's (asked from the shim, it would find itself: endless
+# recursion).
+cat >"$T/libwrapputs.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+int puts(const char *s)
+{
+	int (*next)(const char *) = (int (*)(const char *))dlsym(RTLD_NEXT, "puts");
+
+	return next ? next(s) : -1;
+}
+C
+cat >"$T/dlsym.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+long rt_leaf(long);
+int main(void)
+{
+	long (*loaded)(long) = rt_leaf;
+	void *h = dlopen(NULL, RTLD_NOW);
+	long (*found)(long) = (long (*)(long))dlsym(RTLD_DEFAULT, "rt_leaf");
+	long (*byhandle)(long) = (long (*)(long))dlsym(h, "rt_leaf");
+
+	puts(found == loaded && byhandle == loaded ? "dlsym agrees" : "dlsym differs");
+	printf("%ld %ld %ld\n", loaded(1), found(2), byhandle(3));
+	return found != loaded || byhandle != loaded;
+}
+C
+${CC:-cc} -O1 -fPIC -shared -o "$T/libwrapputs.so" "$T/libwrapputs.c" -ldl
+${CC:-cc} -O1 -o "$T/dlsym" "$T/dlsym.c" -L"$T" -lwrapputs -L"$R/.libs" -lcsrobust \
+	-Wl,-rpath,"$T" -Wl,-rpath,"$R/.libs" -ldl
+plain_run plain_dlsym "$T/dlsym"
+expect_status plain_dlsym 0
+for hook in got both; do
+	status=0
+	timeout -s KILL 60 env CACHESHIM_QUIET=1 CACHESHIM_HOOK=$hook CACHESHIM_EVENTS=tsc \
+		CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT=$T/dlsym_$hook.csr LD_PRELOAD=$CS_SHIM \
+		"$T/dlsym" >"$T/dlsym_$hook.out" 2>"$T/dlsym_$hook.err" || status=$?
+	expect_status dlsym_$hook 0
+	same_output plain_dlsym dlsym_$hook
+	report_csv dlsym_$hook --by function
+	want_count dlsym_$hook "function=rt_leaf,event=tsc" calls 3
+	echo "CACHESHIM_HOOK=$hook: dlsym agrees with the program's address, RTLD_NEXT as without the shim"
+done

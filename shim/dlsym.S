@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* dlsym, wrapped (the C part is cs_dlsym_mapped in shim/init.c): a
+ * function whose GOT slots point at its stub must be answered with that
+ * stub too, or a program comparing dlsym's answer with the function's
+ * address (Ruby checks an extension's ruby_xmalloc so) sees two addresses.
+ *
+ * RTLD_NEXT is answered by the real dlsym entered with the caller's own
+ * return address, by a jump: glibc looks for the object after the
+ * caller's, which it finds from that address (a call from here would make
+ * it look after libcacheshim). */
+
+	.text
+	.globl dlsym
+	.type dlsym, @function
+	.p2align 4
+dlsym:
+	.cfi_startproc
+	movq cs_real_dlsym(%rip), %rax
+	testq %rax, %rax
+	jz .Linit
+.Lready:
+	cmpq $-1, %rdi			/* RTLD_NEXT */
+	je .Lnext
+	jmp cs_dlsym_mapped
+.Lnext:
+	jmp *%rax
+.Linit:
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+	pushq %rsi
+	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+	call cs_dlsym_init		/* the real dlsym, in rax */
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq %rsi
+	.cfi_adjust_cfa_offset -8
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+	jmp .Lready
+	.cfi_endproc
+	.size dlsym, .-dlsym
+
+	.section .note.GNU-stack, "", @progbits
