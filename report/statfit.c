@@ -42,20 +42,26 @@ struct bounds {
 	int open; /* a value in the open-ended last bucket: no upper bound */
 };
 
-/* Adds c values of bucket [lower, upper] to b. */
-static void add_bucket(struct bounds *b, uint64_t c, uint64_t lower, uint64_t upper)
+/* Adds c values of bucket i of a histogram of nb buckets, whose least
+ * values lower() gives (the last bucket is open-ended), to b. */
+static void add_bucket(struct bounds *b, uint64_t c, unsigned i, unsigned nb,
+		       uint64_t (*lower)(unsigned))
 {
+	uint64_t lo = lower(i), hi = i + 1 < nb ? lower(i + 1) - 1 : lo;
+
+	if (i + 1 == nb)
+		b->open = 1;
 	b->n += c;
-	b->lo = sat_add(b->lo, mul(c, lower));
-	b->hi = sat_add(b->hi, mul(c, upper));
-	b->sqlo += (long double)c * (long double)lower * (long double)lower;
-	b->sqhi += (long double)c * (long double)upper * (long double)upper;
+	b->lo = sat_add(b->lo, mul(c, lo));
+	b->hi = sat_add(b->hi, mul(c, hi));
+	b->sqlo += (long double)c * (long double)lo * (long double)lo;
+	b->sqhi += (long double)c * (long double)hi * (long double)hi;
 }
 
 /* Checks what every aggregate has; sq is the sum of squares or negative
  * when there is none.  Returns NULL or why it does not fit. */
 static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, long double sq,
-			uint64_t min, uint64_t max)
+			uint64_t max)
 {
 	/* Relative error of the long double sums: ~1,300 rounded terms. */
 	const long double eps = 1e-12L;
@@ -83,18 +89,11 @@ const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls)
 	struct bounds b = {0};
 	unsigned i;
 
-	for (i = 0; i < CS_HIST_BUCKETS; i++) {
-		if (!st->hist[i])
-			continue;
-		if (i == CS_HIST_BUCKETS - 1) {
-			b.open = 1;
-			add_bucket(&b, st->hist[i], cs_hist_lower(i), cs_hist_lower(i));
-		} else {
-			add_bucket(&b, st->hist[i], cs_hist_lower(i), cs_hist_lower(i + 1) - 1);
-		}
-	}
+	for (i = 0; i < CS_HIST_BUCKETS; i++)
+		if (st->hist[i])
+			add_bucket(&b, st->hist[i], i, CS_HIST_BUCKETS, cs_hist_lower);
 	return fits(&b, calls, st->sum,
-		    (long double)(((cs_u128)st->sumsq_hi << 64) | st->sumsq_lo), st->min, st->max);
+		    (long double)(((cs_u128)st->sumsq_hi << 64) | st->sumsq_lo), st->max);
 }
 
 const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls)
@@ -102,15 +101,8 @@ const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls)
 	struct bounds b = {0};
 	unsigned i;
 
-	for (i = 0; i < CS_WHIST_BUCKETS; i++) {
-		if (!w->hist[i])
-			continue;
-		if (i == CS_WHIST_BUCKETS - 1) {
-			b.open = 1;
-			add_bucket(&b, w->hist[i], cs_whist_lower(i), cs_whist_lower(i));
-		} else {
-			add_bucket(&b, w->hist[i], cs_whist_lower(i), cs_whist_lower(i + 1) - 1);
-		}
-	}
-	return fits(&b, calls, w->sum, -1, w->min, w->max);
+	for (i = 0; i < CS_WHIST_BUCKETS; i++)
+		if (w->hist[i])
+			add_bucket(&b, w->hist[i], i, CS_WHIST_BUCKETS, cs_whist_lower);
+	return fits(&b, calls, w->sum, -1, w->max);
 }
