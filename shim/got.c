@@ -370,6 +370,38 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 	}
 }
 
+/* Copy relocations: a program that uses a library's variable directly has
+ * a copy of its own, which the loader made from the library's variable,
+ * function pointers and all, before the shim ran.  A word the pass pointed
+ * at a stub in the library's (now unused) original is pointed there in the
+ * copy too, while the copy still holds the function's address: otherwise
+ * the program's hook == foo, true without the shim, is false. */
+static void patch_copies(const struct dyn_info *d)
+{
+	const ElfW(Rela) *r = d->rela, *end = (const ElfW(Rela) *)((const char *)r + d->rela_size);
+
+	for (; r && r < end; r++) {
+		const ElfW(Sym) *s = &d->symtab[ELF64_R_SYM(r->r_info)];
+		uint64_t dst = d->base + r->r_offset, off, *w, o;
+		const unsigned char *src;
+		int idx;
+
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_COPY || !ELF64_R_SYM(r->r_info))
+			continue;
+		/* The original: the definition after the program's (and ours). */
+		src = dlsym(RTLD_NEXT, d->strtab + s->st_name);
+		if (!src || (uint64_t)(uintptr_t)src == dst)
+			continue;
+		for (off = 0; off + 8 <= s->st_size; off += 8) {
+			w = (uint64_t *)(uintptr_t)(dst + off);
+			memcpy(&o, src + off, sizeof(o));
+			idx = cs_stub_index(o);
+			if (idx >= 0 && *w == cs_g.targets[idx].addr && writable(d, dst + off))
+				write_slot(d, w, o);
+		}
+	}
+}
+
 /* True if some name in the module's dynamic string table can match a
  * pattern: it holds a pattern's literal prefix somewhere.  Most modules
  * import none of the targets, and matching each of their relocations'
@@ -472,6 +504,14 @@ int cs_got_patch_all(int *held)
 	dl_iterate_phdr(list_module, &l);
 	for (i = 0; i < l.n; i++)
 		*held |= patch_listed(&l.m[i]);
+	/* Copies in the program of library variables, once every library's
+	 * originals are patched (the program, never unloaded, has no path). */
+	for (i = 0; i < l.n; i++) {
+		struct dyn_info d;
+
+		if (!l.m[i].path[0] && read_dynamic(&l.m[i].info, &d) == 0)
+			patch_copies(&d);
+	}
 	free(l.m);
 	before = patched_total - before;
 	pthread_mutex_unlock(&cs_got_lock);

@@ -349,6 +349,8 @@ int cs_stubs_init(void);
 void *cs_stub_addr(unsigned idx);
 /* True if addr is one of the stubs (a slot patched already). */
 int cs_stub_is(uint64_t addr);
+/* The target index of the stub at addr, or -1 when addr starts no stub. */
+int cs_stub_index(uint64_t addr);
 
 /* ---- got.c ---- */
 /* Index of the target (name, addr), recorded in the file when new.

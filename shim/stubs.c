@@ -57,6 +57,15 @@ void *cs_stub_addr(unsigned idx)
 	return stubs + STUB_SIZE * (idx + 1);
 }
 
+int cs_stub_index(uint64_t addr)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;
+
+	if (!cs_stub_is(addr) || (addr - lo) % STUB_SIZE)
+		return -1;
+	return (int)((addr - lo) / STUB_SIZE);
+}
+
 int cs_stub_is(uint64_t addr)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;

@@ -160,3 +160,39 @@ for hook in got both; do
 	want_count dlsym_$hook "function=rt_leaf,event=tsc" calls 3
 	echo "CACHESHIM_HOOK=$hook: dlsym agrees with the program's address, RTLD_NEXT as without the shim"
 done
+
+# A library variable the program uses directly (a copy relocation): the
+# program's copy of hookv was made from the library's, foo's address and
+# all, before the shim ran; the pass pointed the library's original (no
+# longer used) at foo's stub, so the program's hookv == foo was false.
+cat >"$T/libcopy.c" <<'C'
+int foo(int x) { return x + 1; }
+int (*hookv)(int) = foo;
+C
+cat >"$T/copy.c" <<'C'
+#include <stdio.h>
+extern int (*hookv)(int);
+int foo(int);
+int main(void)
+{
+	int (*f)(int) = foo;
+
+	printf("hookv is foo: %d; %d %d\n", hookv == f, hookv(1), f(2));
+	return hookv != f;
+}
+C
+${CC:-cc} -O1 -fPIC -shared -o "$T/libcopy.so" "$T/libcopy.c"
+${CC:-cc} -O1 -o "$T/copy" "$T/copy.c" -L"$T" -lcopy -Wl,-rpath,"$T"
+readelf -rW "$T/copy" | grep -q 'R_X86_64_COPY .* hookv' ||
+	fail "the premise: no copy relocation of hookv in the program"
+plain_run plain_copy "$T/copy"
+expect_status plain_copy 0
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_HOOK=got CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=foo \
+	CACHESHIM_OUTPUT=$T/copy.csr LD_PRELOAD=$CS_SHIM "$T/copy" \
+	>"$T/copy.out" 2>"$T/copy.err" || status=$?
+expect_status copy 0
+same_output plain_copy copy
+report_csv copy --by function
+want_count copy "function=foo,event=tsc" calls 2
+echo "copy relocation: the program's copy agrees with the GOT, 2 calls counted"
