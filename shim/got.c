@@ -163,9 +163,6 @@ static int is_plt_entry(uint64_t a)
 	return p[0] == 0xff && p[1] == 0x25;
 }
 
-/* The function a slot leads to.  A lazily bound PLT slot still points into
- * its own module's PLT (glibc's own malloc@plt, for one): resolve the
- * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
 /* The address the loader gives symbol index sym of module d (what its
  * GLOB_DAT and data relocations hold): the global scope's definition, else
  * the module's own scope (a module loaded RTLD_LOCAL); 0 if none. */
@@ -185,6 +182,9 @@ static uint64_t loaded_address(const struct dyn_info *d, uint32_t sym, const cha
 	return (uint64_t)(uintptr_t)p;
 }
 
+/* The function a slot leads to.  A lazily bound PLT slot still points into
+ * its own module's PLT (glibc's own malloc@plt, for one): resolve the
+ * symbol as ld.so would.  GLOB_DAT slots are always bound at load. */
 static uint64_t real_address(const struct dyn_info *d, uint32_t type, uint32_t sym,
 			     const char *name, uint64_t cur)
 {
