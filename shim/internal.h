@@ -215,6 +215,9 @@ struct cs_thread {
 	 * measured call they ran inside (a nested call's set-up is not the
 	 * enclosing call's cost).  Also kept in the thread's report block. */
 	uint64_t stolen;
+	/* Histogram bucket of the first event's value of the thread's last
+	 * measured call: the next call's guess of its own bucket. */
+	uint64_t last_bucket;
 	struct cs_thread_block *block;
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;

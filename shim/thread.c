@@ -238,7 +238,10 @@ static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uin
 	};
 	struct cs_site_table *tab = t->sites;
 
-	if ((tab->nsites + 1) * 2 > tab->mask + 1) {
+	/* Up to three quarters full: linear probing stays within a slot's
+	 * line nearly always, and with thousands of call sites a smaller
+	 * table misses the cache less (10,000 sites: 256 KB, not 512). */
+	if ((tab->nsites + 1) * 4 > (tab->mask + 1) * 3) {
 		if (tab->mask + 1 >= CS_SITE_TABLE_MAX || grow_table(t) < 0)
 			return -ENOSPC;
 	}
