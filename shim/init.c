@@ -180,6 +180,36 @@ static void after_fork_child(void)
 	after_fork_parent(); /* the guard as before the fork */
 }
 
+/* _Fork (glibc 2.34): fork without the fork handlers, async-signal-safe,
+ * so its child may be a signal handler's, or one of a process whose other
+ * threads held locks: it cannot set up a file of its own as a fork child
+ * does (locks, malloc).  Left alone, its calls would be measured into the
+ * parent's file (shared memory), mixed into the parent's counts and
+ * tearing them.  So the child runs unmeasured: plain stores only.  The
+ * real _Fork is looked up in the constructor (dlsym is not
+ * async-signal-safe); glibc's own fork calls its _Fork directly, not
+ * through this. */
+static pid_t (*real_Fork)(void);
+
+CS_EXPORT pid_t _Fork(void)
+{
+	pid_t pid;
+
+	if (!real_Fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	before_fork();
+	pid = real_Fork();
+	if (pid == 0) {
+		cs_g.enabled = 0; /* no new thread or call site sets up */
+		cs_g.generation++; /* the parent's calls in flight return unmeasured */
+		cs_tls_thread = NULL; /* its calls pass through */
+	}
+	after_fork_parent(); /* the guard as before the fork */
+	return pid;
+}
+
 static void program_path(void)
 {
 	ssize_t n = readlink("/proc/self/exe", cs_g.hdr_program, sizeof(cs_g.hdr_program) - 1);
@@ -193,9 +223,13 @@ __attribute__((constructor)) static void cs_init(void)
 {
 	int saved_errno = errno;
 
+	/* Wanted even when not profiling: _Fork is exported either way. */
+	real_Fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "_Fork");
 	/* Never act inside setuid/setgid programs. */
-	if (getauxval(AT_SECURE))
+	if (getauxval(AT_SECURE)) {
+		errno = saved_errno;
 		return;
+	}
 	cs_guard_take();
 	cs_log_init();
 	cs_g.pid = getpid();

@@ -7,6 +7,8 @@
  *                        calls: (K + 1) * N calls in K + 1 processes, and
  *                        no child may count the calls its parent made
  *                        before the fork.
+ *   prog_fork _Fork K N  the same with _Fork (no fork handlers run): the
+ *                        children's calls are not the parent's either.
  *   prog_fork vfork N PROG ARGS...
  *                        makes N/2 calls, vforks a child that execs PROG
  *                        with ARGS (the parent's memory is shared until
@@ -62,7 +64,7 @@ static int wait_for(pid_t pid, int want)
 	return 0;
 }
 
-static int do_fork(int k, long n)
+static int do_fork(int k, long n, pid_t (*fork_fn)(void))
 {
 	pid_t pid[64];
 	long s;
@@ -71,7 +73,7 @@ static int do_fork(int k, long n)
 	s = calls(0, n / 2);
 	fflush(stdout);
 	for (i = 0; i < k; i++) {
-		pid[i] = fork();
+		pid[i] = fork_fn();
 		if (pid[i] < 0) {
 			perror("fork");
 			return 1;
@@ -122,9 +124,11 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "fork") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
-		return do_fork(atoi(argv[2]), atol(argv[3]));
+		return do_fork(atoi(argv[2]), atol(argv[3]), fork);
+	if (argc == 4 && !strcmp(argv[1], "_Fork") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
+		return do_fork(atoi(argv[2]), atol(argv[3]), _Fork);
 	if (argc >= 4 && !strcmp(argv[1], "vfork"))
 		return do_vfork(atol(argv[2]), argv + 3);
-	fprintf(stderr, "usage: %s fork K N | vfork N PROG ARGS...\n", argv[0]);
+	fprintf(stderr, "usage: %s fork|_Fork K N | vfork N PROG ARGS...\n", argv[0]);
 	return 2;
 }

@@ -4,7 +4,8 @@
 # without the calls its parent made before the fork; `cacheshim report`
 # merges the files and `cacheshim run` prints one table for the whole
 # process tree.  A parent and 8 children making 1,000 calls each: exactly
-# 9,000.  vfork: a child that execs (the parent's memory is shared until
+# 9,000.  _Fork: its children run unmeasured, the parent's file holds
+# only the parent's calls.  vfork: a child that execs (the parent's memory is shared until
 # then) leaves the parent's file intact, and so does one whose exec fails.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
@@ -58,6 +59,29 @@ grep -q "$((K + 1)) report files" "$T/run.err" || {
 	fail "cacheshim run: the summary does not say it merged $((K + 1)) files"
 }
 echo "cacheshim run: one table, $(((K + 1) * N)) calls"
+
+# --- _Fork: no fork handler runs in its child -------------------------
+# The child of _Fork (glibc 2.34) cannot set up a file of its own (it may
+# be a signal handler's child) and runs unmeasured.  Before, its calls
+# were measured into the parent's file (shared memory): K * N calls more
+# in the parent's rows, torn by two processes' unlocked updates.
+plain_run fplain "$R/prog_fork" _Fork $K $N
+expect_status fplain 0
+mkdir "$T/Fork"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/Fork/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" _Fork $K $N >"$T/Fork.out" 2>"$T/Fork.err" || status=$?
+expect_status Fork 0
+same_output fplain Fork
+no_shim_lines Fork
+nfiles=$(find "$T/Fork" -type f | wc -l)
+[ "$nfiles" -eq 1 ] || fail "_Fork: $nfiles report files, want 1 (the parent's)"
+report_files Fork "$T"/Fork/out.* -- --by function
+want_count Fork "function=rt_leaf,event=tsc" calls $N
+want_count Fork "function=rt_leaf,event=tsc" entered $N
+! incomplete_said Fork || { show "$T/Fork.rerr"; fail "_Fork: the parent's file is incomplete"; }
+echo "_Fork: the parent's file has its own $N calls, its $K children none"
 
 # --- fork with glibc's and the shim's own calls as targets --------------
 # A child's calls before the shim's atfork child handler switched it to a
