@@ -44,8 +44,10 @@
  * nested or series block to make, series windows to merge) returns a
  * SLOW code and is done by thread.c with the full register state saved.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
@@ -252,6 +254,36 @@ HOT void nest_pop(struct cs_thread *t, struct cs_frame *f, const uint64_t *v, un
 	inc64(&e->nchildren);
 }
 
+#define CS_PAGE 4096u
+
+/* How much of the window [args, args + avail) can be read, for a call on
+ * a stack whose top is unknown: a coroutine's stack may end right above
+ * the call's arguments, with a guard page or nothing after it, and the
+ * trampoline's copy would fault there.  Each following page is probed by
+ * reading a byte of it through process_vm_readv on ourselves, which says
+ * EFAULT instead of faulting; where that is refused (seccomp), mincore
+ * tells mapped pages at least.  The copy stops at the first page that
+ * cannot be read. */
+static __attribute__((noinline, cold)) uint64_t readable_window(uint64_t args, uint64_t avail)
+{
+	uint64_t page = (args | (CS_PAGE - 1)) + 1, end = args + avail;
+	unsigned char byte;
+	struct iovec local = {&byte, 1}, remote;
+	long r;
+
+	for (; page < end; page += CS_PAGE) {
+		remote.iov_base = (void *)(uintptr_t)page;
+		remote.iov_len = 1;
+		r = cs_syscall6(SYS_process_vm_readv, cs_g.pid, (long)&local, 1, (long)&remote, 1,
+				0);
+		if (r == -ENOSYS || r == -EPERM)
+			r = cs_syscall6(SYS_mincore, (long)page, CS_PAGE, (long)&byte, 0, 0, 0) == 0;
+		if (r != 1)
+			return page - args;
+	}
+	return avail;
+}
+
 HOT void begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *site, unsigned n)
 {
 	uint64_t args = f->stack_args, avail = cs_window;
@@ -268,11 +300,16 @@ HOT void begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block *si
 	 * wasted line fetch, never a value. */
 	__builtin_prefetch(&site->calls, 1, 3);
 	__builtin_prefetch(&site->stat[0].hist[t->last_bucket], 1, 3);
-	/* Never copy past the top of the thread's own stack (a fault); on other
-	 * stacks (fibers) the whole window is copied.  One unsigned compare
-	 * tests stack_lo <= args < stack_hi. */
-	if (args - t->stack_lo < t->stack_hi - t->stack_lo && t->stack_hi - args < avail)
-		avail = t->stack_hi - args;
+	/* Never copy past the top of the thread's own stack (a fault).  One
+	 * unsigned compare tests stack_lo <= args < stack_hi.  On other stacks
+	 * (coroutines, the signal stack) the top is unknown: a window reaching
+	 * into the next page is checked (rarely: 1 call in 16 by position). */
+	if (args - t->stack_lo < t->stack_hi - t->stack_lo) {
+		if (t->stack_hi - args < avail)
+			avail = t->stack_hi - args;
+	} else if ((args & (CS_PAGE - 1)) + avail > CS_PAGE) {
+		avail = readable_window(args, avail);
+	}
 	f->copy_qwords = avail / 8;
 	nest_push(t, f, n);
 	/* The trampoline takes the timestamp after this, right before the
