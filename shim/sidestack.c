@@ -7,7 +7,10 @@
  * (16 KiB, PTHREAD_STACK_MIN) that ran fine without the shim.  So the
  * trampoline's SLOW_CALL moves to one of these stacks when one is free
  * (and it is not on one already: a signal handler's call during a slow
- * path), and back before freeing it; with none free it stays where it is.
+ * path), and back before freeing it; with none free it waits, yielding,
+ * for one to be freed (16 threads setting up at once on PTHREAD_STACK_MIN
+ * stacks overflowed them when the ninth stayed where it was), and only
+ * after a long while (CS_SIDE_WAITS) runs where it is.
  * Signals are blocked meanwhile (the trampoline does it, before moving),
  * so that the program's handlers never run on a side stack.
  * They are mapped once, untouched pages cost no memory, and a guard page

@@ -72,6 +72,8 @@
 	subq %rsi, %rax
 	cmpq $CS_SIDE_TOTAL, %rax	/* on a side stack already */
 	jb .Lstay\@
+	movl $CS_SIDE_WAITS, %r8d
+.Lscan\@:
 	leaq cs_side_busy(%rip), %rcx
 	xorl %edx, %edx
 .Ltry\@:
@@ -82,7 +84,15 @@
 	incl %edx
 	cmpl $CS_SIDE_STACKS, %edx
 	jb .Ltry\@
-	jmp .Lstay\@
+	/* All taken (many threads setting up at once): staying here would
+	 * overflow a small stack, so wait for one to be freed, yielding the
+	 * CPU to the slow paths that hold them; a bounded while only, in case
+	 * their holders wait for something this thread holds. */
+	decl %r8d
+	jz .Lstay\@
+	movl $24, %eax			/* sched_yield */
+	syscall
+	jmp .Lscan\@
 .Ltake\@:
 	movq %rdx, F_SIDE		/* owned from here: freed below */
 	/* Signals stay blocked while on the side stack (all but the ones a

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A thread with the smallest stack (PTHREAD_STACK_MIN) uses it up to
- * HEADROOM bytes above its end, then makes its first wrapped calls there
- * (the process's first too: every set-up happens in them).
+ * Threads with the smallest stack (PTHREAD_STACK_MIN) use it up to
+ * HEADROOM bytes above its end, then make their first wrapped calls there
+ * (the process's first too: every set-up happens in them), all THREADS
+ * threads at the same moment (a barrier), so that their set-ups overlap.
  *
- * Usage: prog_smallstack HEADROOM.  Prints the sum of 10 rt_leaf calls.
+ * Usage: prog_smallstack HEADROOM [THREADS].  THREADS defaults to 1, at
+ * most 256.  Prints the sum of 10 rt_leaf calls per thread.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -14,7 +16,9 @@
 
 #include "tests/robust/robust.h"
 
-static uintptr_t lo, headroom;
+static uintptr_t headroom;
+static pthread_barrier_t start;
+static __thread uintptr_t lo;
 
 static long __attribute__((noinline)) bottom(void)
 {
@@ -24,6 +28,7 @@ static long __attribute__((noinline)) bottom(void)
 	pad[0] = 1;
 	if ((uintptr_t)pad - lo > headroom)
 		return bottom() + pad[0] - 1;
+	pthread_barrier_wait(&start);
 	for (i = 0; i < 10; i++)
 		s += rt_leaf(i);
 	return s;
@@ -45,20 +50,31 @@ static void *thread(void *arg)
 
 int main(int argc, char **argv)
 {
+	static pthread_t t[256];
+	static long sums[256];
 	pthread_attr_t a;
-	pthread_t t;
-	long sum = -1;
+	long sum = 0;
+	int i, n = argc == 3 ? atoi(argv[2]) : 1;
 
-	if (argc != 2)
+	if (argc < 2 || argc > 3 || n < 1 || n > 256)
 		return 2;
 	headroom = strtoul(argv[1], NULL, 10);
+	pthread_barrier_init(&start, NULL, (unsigned)n);
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, PTHREAD_STACK_MIN);
-	if (pthread_create(&t, &a, thread, &sum)) {
-		fputs("prog_smallstack: pthread_create failed\n", stderr);
-		return 1;
+	for (i = 0; i < n; i++) {
+		sums[i] = -1;
+		if (pthread_create(&t[i], &a, thread, &sums[i])) {
+			fputs("prog_smallstack: pthread_create failed\n", stderr);
+			return 1;
+		}
 	}
-	pthread_join(t, NULL);
+	for (i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		if (sums[i] < 0)
+			return 1;
+		sum += sums[i];
+	}
 	printf("sum %ld\n", sum);
-	return sum < 0;
+	return 0;
 }

@@ -21,3 +21,19 @@ for events in perf::PAGE-FAULTS tsc; do
 	want_count $name "function=rt_leaf,event=$events" calls 10
 	echo "$events: 10 calls with 5,000 bytes of a 16 KiB stack left"
 done
+
+# 64 such threads (4,000 bytes left) making their first calls at once: more
+# set-ups at once than there are side stacks.  The ones that found none
+# free ran on their own 16 KiB stack and overflowed it (SIGSEGV in most
+# runs); now they wait for one.
+plain_run plain64 "$R/prog_smallstack" 4000 64
+expect_status plain64 0
+for run in 1 2 3; do
+	shim_run many$run tsc rt_leaf "$R/prog_smallstack" 4000 64
+	expect_status many$run 0
+	same_output plain64 many$run
+	no_shim_lines many$run
+	report_csv many$run --by function
+	want_count many$run "function=rt_leaf,event=tsc" calls 640
+done
+echo "64 threads at once: 640 calls, three runs"
