@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* dlsym, wrapped (the C part is cs_dlsym_mapped in shim/init.c): a
- * function whose GOT slots point at its stub must be answered with that
- * stub too, or a program comparing dlsym's answer with the function's
- * address (Ruby checks an extension's ruby_xmalloc so) sees two addresses.
+/* dlsym, wrapped (the C part is cs_dlsym_wanted and cs_dlsym_mapped in
+ * shim/init.c): a function whose GOT slots point at its stub must be
+ * answered with that stub too, or a program comparing dlsym's answer with
+ * the function's address (Ruby checks an extension's ruby_xmalloc so) sees
+ * two addresses.
  *
- * RTLD_NEXT is answered by the real dlsym entered with the caller's own
- * return address, by a jump: glibc looks for the object after the
- * caller's, which it finds from that address (a call from here would make
- * it look after libcacheshim). */
+ * Every other lookup, and RTLD_NEXT always, is answered by the real dlsym
+ * entered with the caller's own return address, by a jump: glibc finds
+ * the caller from that address, for RTLD_NEXT (the object after the
+ * caller's), RTLD_DEFAULT (the caller's scope) and the dependency it
+ * records; a call from here would make the caller libcacheshim. */
 
 	.text
 	.globl dlsym
@@ -20,9 +22,27 @@ dlsym:
 	jz .Linit
 .Lready:
 	cmpq $-1, %rdi			/* RTLD_NEXT */
-	je .Lnext
+	je .Lreal
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+	pushq %rsi
+	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+	movq %rsi, %rdi
+	call cs_dlsym_wanted		/* a GOT-hooked target's name? */
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq %rsi
+	.cfi_adjust_cfa_offset -8
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+	testl %eax, %eax
+	jz .Lreal
+	movq (%rsp), %rdx		/* the caller, for RTLD_DEFAULT */
 	jmp cs_dlsym_mapped
-.Lnext:
+.Lreal:
+	movq cs_real_dlsym(%rip), %rax
 	jmp *%rax
 .Linit:
 	pushq %rdi

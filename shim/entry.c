@@ -169,8 +169,8 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		if (pat >= 0) {
 			cs_g.settings.targets[pat].matched++;
 			if (!cs_g.settings.quiet)
-				cs_log("'%s' returns twice or is not entered by a call: never "
-				       "wrapped",
+				cs_log("'%s' returns twice, looks at its caller or is not "
+				       "entered by a call: never wrapped",
 				       f->name);
 		}
 		return 0;
@@ -360,8 +360,8 @@ static void patch_candidates(struct module_pass *mp)
 			continue; /* not code (a symbol in a data segment) */
 		if (never_wrapped(mp, c)) {
 			if (!cs_g.settings.quiet)
-				cs_log("'%s' returns twice or is not entered by a call: never "
-				       "wrapped",
+				cs_log("'%s' returns twice, looks at its caller or is not "
+				       "entered by a call: never wrapped",
 				       c->name);
 			continue;
 		}

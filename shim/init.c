@@ -461,28 +461,79 @@ void *(*cs_dlsym_init(void))(void *, const char *)
 	return cs_real_dlsym;
 }
 
-/* dlsym but RTLD_NEXT: the real answer, or the stub of a function whose
- * GOT slots and data words point at its stub (so both answers agree).
- * The shim's own lookups (guard held) want the real address. */
-void *cs_dlsym_mapped(void *handle, const char *name)
+/* Whether dlsym must look at its answer: name is the name of a function
+ * whose GOT slots point at its stub.  Every other lookup is the real
+ * dlsym's alone, entered by a jump with the caller's return address
+ * (shim/dlsym.S): glibc takes the caller's scope and records a dependency
+ * of the caller from it, and answered from here, dlsym(RTLD_DEFAULT) in a
+ * plugin loaded RTLD_LOCAL missed the plugin's own libraries and every
+ * library found became undeletable.  No lock: targets are only appended,
+ * an entry complete before ntargets counts it. */
+int cs_dlsym_wanted(const char *name)
 {
-	void *p = cs_real_dlsym(handle, name);
-	uint64_t a = (uint64_t)(uintptr_t)p;
-	int i;
+	unsigned i, n;
+	int wanted = 0;
 
-	if (!p || cs_tls_guard || !cs_g.enabled)
-		return p;
-	pthread_mutex_lock(&patch_lock);
-	for (i = cs_target_at(a); i >= 0; i = cs_g.targets[i].next_same) {
+	if (!name || cs_tls_guard || !cs_g.enabled)
+		return 0;
+	cs_guard_take(); /* strcmp may be a target */
+	n = __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && !wanted; i++) {
 		const struct cs_target *t = &cs_g.targets[i];
 
-		if (!t->unloaded && t->block && (t->block->how & CS_HOOK_GOT) &&
-		    !cs_entry_is_patched(a)) {
-			p = t->stub;
-			break;
-		}
+		wanted = t->name[0] == name[0] && t->block && (t->block->how & CS_HOOK_GOT) &&
+			 !strcmp(t->name, name);
 	}
-	pthread_mutex_unlock(&patch_lock);
+	cs_guard_drop();
+	return wanted;
+}
+
+/* dlsym(RTLD_DEFAULT, name) as the caller would have it, asked from here:
+ * the global scope (the main program's handle: no dependency recorded),
+ * then the caller's own dependencies (a plugin loaded RTLD_LOCAL). */
+static void *default_lookup(const char *name, const void *caller)
+{
+	static void *main_handle;
+	struct link_map *lm = NULL;
+	Dl_info info;
+	void *p;
+
+	if (!main_handle)
+		main_handle = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+	p = cs_real_dlsym(main_handle ? main_handle : RTLD_DEFAULT, name);
+	if (!p && caller && dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm)
+		p = cs_real_dlsym(lm, name);
+	return p;
+}
+
+/* dlsym of a name cs_dlsym_wanted said yes to (neither RTLD_NEXT): the
+ * real answer, or the stub of the function of that name if its GOT slots
+ * and data words point at its stub (so both answers agree).  An alias at
+ * the same address keeps the real answer, as its own GOT slots do.  The
+ * patching lock is only tried: a dlsym in a constructor holds the
+ * loader's lock, which a patching pass holding ours may be waiting for. */
+void *cs_dlsym_mapped(void *handle, const char *name, const void *caller)
+{
+	void *p;
+	uint64_t a;
+	int i;
+
+	cs_guard_take();
+	p = handle == RTLD_DEFAULT ? default_lookup(name, caller) : cs_real_dlsym(handle, name);
+	a = (uint64_t)(uintptr_t)p;
+	if (p && pthread_mutex_trylock(&patch_lock) == 0) {
+		for (i = cs_target_at(a); i >= 0; i = cs_g.targets[i].next_same) {
+			const struct cs_target *t = &cs_g.targets[i];
+
+			if (!t->unloaded && t->block && (t->block->how & CS_HOOK_GOT) &&
+			    !strcmp(t->name, name) && !cs_entry_is_patched(a)) {
+				p = t->stub;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&patch_lock);
+	}
+	cs_guard_drop();
 	return p;
 }
 

@@ -390,6 +390,11 @@ static const struct {
 	NEVER("clone"),		NEVER("__clone"),	NEVER("__clone_internal"),
 	NEVER("clone3"),	NEVER("__clone3"),	NEVER("__restore_rt"),
 	NEVER("__sigreturn"),	NEVER("_dl_runtime_resolve"), NEVER("_start"),
+	/* They find their caller's module by the return address, which
+	 * would be the trampoline's: dlsym(RTLD_NEXT) answered the object
+	 * after libcacheshim, and dlopen took its $ORIGIN and scope. */
+	NEVER("dlsym"),		NEVER("dlvsym"),	NEVER("dlopen"),
+	NEVER("dlmopen"),
 };
 #undef NEVER
 

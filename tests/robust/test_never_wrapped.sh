@@ -54,7 +54,7 @@ for hook in both got entry; do
 	expect_status $hook 0
 	same_output plain $hook
 	if [ $hook != got ]; then
-		grep -q "^cacheshim: '_setjmp' returns twice or is not entered by a call: never wrapped$" \
+		grep -q "^cacheshim: '_setjmp' returns twice, looks at its caller or is not entered by a call: never wrapped$" \
 			"$T/$hook.err" || { show "$T/$hook.err"; fail "$hook: no line for _setjmp"; }
 	fi
 	report_csv $hook --by function
@@ -103,10 +103,10 @@ for prog in entry entry2; do
 		>"$T/shim_$prog.out" 2>"$T/shim_$prog.err" || status=$?
 	[ "$status" = 3 ] || { show "$T/shim_$prog.err"; fail "$prog: status $status, want 3"; }
 	same_output plain_$prog shim_$prog
-	grep -q "^cacheshim: '_start' returns twice or is not entered by a call: never wrapped$" \
+	grep -q "^cacheshim: '_start' returns twice, looks at its caller or is not entered by a call: never wrapped$" \
 		"$T/shim_$prog.err" || { show "$T/shim_$prog.err"; fail "$prog: no line for _start"; }
 	if [ $prog = entry2 ]; then
-		grep -q "^cacheshim: 'other_entry' returns twice or is not entered by a call: never wrapped$" \
+		grep -q "^cacheshim: 'other_entry' returns twice, looks at its caller or is not entered by a call: never wrapped$" \
 			"$T/shim_$prog.err" || { show "$T/shim_$prog.err"; fail "$prog: other_entry wrapped"; }
 	fi
 	echo "$prog: the entry point is never wrapped"
