@@ -79,7 +79,9 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 		fprintf(out, "calls that did not return: %s\n",
 			cs_util_u128(r->not_returned, b1, sizeof(b1)));
 	if (r->lost_calls)
-		fprintf(out, "calls not recorded (file full, after the file was sealed at exit, or re-entry): %s\n",
+		fprintf(out,
+			"calls not recorded (file full, file sealed at exit, thread without "
+			"counters or past its end, or re-entry): %s\n",
 			cs_util_u128(r->lost_calls, b1, sizeof(b1)));
 	/* What wrapping an empty function reads: the floor under every
 	 * number below. */

@@ -230,6 +230,7 @@ struct cs_thread {
 	uint64_t max_depth; /* live measured calls at most (stack budget) */
 	struct cs_arena arena;
 	uint32_t tid;
+	unsigned exit_rounds; /* key destructor rounds seen at thread exit */
 };
 
 /* Argument size class (0, 1, 2, 4, ... or CS_KEY_NONE) as 0..65. */

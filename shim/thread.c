@@ -3,6 +3,7 @@
  * with the full register state saved by the trampoline), torn down when the
  * thread exits.  The thread's site blocks stay in the report file. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -135,9 +136,19 @@ static void thread_free(struct cs_thread *t)
 	munmap(t, sizeof(*t));
 }
 
-/* pthread key destructor: the thread is exiting. */
+/* pthread key destructor: the thread is exiting.  The program's own key
+ * destructors may still call targets, in this round or later ones (ours
+ * was made in the constructor, so it runs first in each round): the key
+ * is set again, which makes glibc run another round, and the thread is
+ * only taken down in the last one.  Torn down in the first, the calls of
+ * a program's key destructors were all lost. */
 static void thread_destroy(void *p)
 {
+	struct cs_thread *t = p;
+
+	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(thread_key, t) == 0)
+		return;
 	cs_guard_take();
 	cs_tls_thread = &disabled_thread;
 	cs_output_arena_release(&((struct cs_thread *)p)->arena);
