@@ -163,13 +163,66 @@ static int is_plt_entry(uint64_t a)
 	return p[0] == 0xff && p[1] == 0x25;
 }
 
+/* Whether the definition at p (found by dladdr1) has no version: its
+ * module has no version table, or gives it the global index. */
+static int unversioned(const void *p)
+{
+	const ElfW(Sym) *sym = NULL;
+	const ElfW(Sym) *symtab = NULL;
+	const ElfW(Half) *versym = NULL;
+	struct link_map *lm = NULL;
+	const ElfW(Dyn) *dyn;
+	Dl_info info;
+
+	if (!dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+	    !dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_ld)
+		return 0;
+	for (dyn = lm->l_ld; dyn->d_tag != DT_NULL; dyn++) {
+		/* Relocated in memory by ld.so, but in odd modules (vdso). */
+		uint64_t v = dyn->d_un.d_ptr;
+		const void *a = (const void *)(uintptr_t)(v >= (uint64_t)(uintptr_t)info.dli_fbase
+								  ? v
+								  : v + lm->l_addr);
+
+		if (dyn->d_tag == DT_SYMTAB)
+			symtab = a;
+		else if (dyn->d_tag == DT_VERSYM)
+			versym = a;
+	}
+	return !versym || (symtab && sym >= symtab && (versym[sym - symtab] & 0x7fff) < 2);
+}
+
+/* What ld.so binds a reference to name@ver to: the first module in the
+ * global scope defining name@ver, or name without a version (an
+ * interposer preloaded by the program, built without versions, which
+ * the loader accepts for a versioned reference and dlvsym does not). */
+static void *versioned_lookup(const char *name, const char *ver)
+{
+	void *a = dlvsym(RTLD_DEFAULT, name, ver), *b = dlsym(RTLD_DEFAULT, name);
+	struct link_map *la = NULL, *lb = NULL;
+	Dl_info info;
+
+	if (!b || a == b || !unversioned(b))
+		return a;
+	if (!a)
+		return b;
+	if (!dladdr1(a, &info, (void **)&la, RTLD_DL_LINKMAP) ||
+	    !dladdr1(b, &info, (void **)&lb, RTLD_DL_LINKMAP))
+		return a;
+	for (; la; la = la->l_prev) { /* load order: the initial search order */
+		if (la == lb)
+			return b;
+	}
+	return a;
+}
+
 /* The address the loader gives symbol index sym of module d (what its
  * GLOB_DAT and data relocations hold): the global scope's definition, else
  * the module's own scope (a module loaded RTLD_LOCAL); 0 if none. */
 static uint64_t loaded_address(const struct dyn_info *d, uint32_t sym, const char *name)
 {
 	const char *ver = needed_version(d, sym);
-	void *p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	void *p = ver ? versioned_lookup(name, ver) : dlsym(RTLD_DEFAULT, name);
 
 	if (!p && d->name && *d->name) {
 		void *h = dlopen(d->name, RTLD_LAZY | RTLD_NOLOAD);
