@@ -330,19 +330,23 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	return i;
 }
 
-static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t v)
+/* Points slot at v if it still holds old: the program (or ld.so binding a
+ * lazy slot) may write it between our read and this store, and what it
+ * wrote then is its own.  -EAGAIN if it did. */
+static int write_slot(const struct dyn_info *d, uint64_t *slot, uint64_t old, uint64_t v)
 {
 	uint64_t page = (uint64_t)(uintptr_t)slot & ~(uint64_t)(getpagesize() - 1);
 	int relro =
 		(uint64_t)(uintptr_t)slot >= d->relro_lo && (uint64_t)(uintptr_t)slot < d->relro_hi;
+	int swapped;
 
 	if (relro &&
 	    mprotect((void *)(uintptr_t)page, (size_t)getpagesize(), PROT_READ | PROT_WRITE) < 0)
 		return -errno;
-	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
+	swapped = __atomic_compare_exchange_n(slot, &old, v, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	if (relro)
 		mprotect((void *)(uintptr_t)page, (size_t)getpagesize(), PROT_READ);
-	return 0;
+	return swapped ? 0 : -EAGAIN;
 }
 
 /* Whether the 8 bytes at p lie in a writable segment of the module (the
@@ -410,7 +414,10 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
 		if (idx < 0)
 			continue;
-		if (write_slot(d, slot, (uint64_t)(uintptr_t)cs_g.targets[idx].stub) < 0) {
+		st = write_slot(d, slot, cur, (uint64_t)(uintptr_t)cs_g.targets[idx].stub);
+		if (st == -EAGAIN)
+			continue; /* the program's own word meanwhile */
+		if (st < 0) {
 			CS_LOG_ONCE(
 				"cannot write a GOT slot of '%s' in %s; some calls are not seen",
 				name, d->name && *d->name ? d->name : "the program");
@@ -450,7 +457,7 @@ static void patch_copies(const struct dyn_info *d)
 			memcpy(&o, src + off, sizeof(o));
 			idx = cs_stub_index(o);
 			if (idx >= 0 && *w == cs_g.targets[idx].addr && writable(d, dst + off))
-				write_slot(d, w, o);
+				write_slot(d, w, cs_g.targets[idx].addr, o);
 		}
 	}
 }
