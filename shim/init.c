@@ -537,6 +537,36 @@ void *cs_dlsym_mapped(void *handle, const char *name, const void *caller)
 	return p;
 }
 
+/* The function behind a: a GOT-hooked target's stub stands for it.  Stubs
+ * live in anonymous memory, so dladdr of a pointer the program got from
+ * a patched slot (or from dlsym) found no module and failed. */
+static const void *unstub(const void *a)
+{
+	int i = cs_stub_index((uint64_t)(uintptr_t)a);
+
+	return i >= 0 && (unsigned)i < __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE)
+		       ? (const void *)(uintptr_t)cs_g.targets[i].addr
+		       : a;
+}
+
+CS_EXPORT int dladdr(const void *addr, Dl_info *info)
+{
+	static int (*real)(const void *, Dl_info *);
+
+	if (!real)
+		real = (int (*)(const void *, Dl_info *))dlsym(RTLD_NEXT, "dladdr");
+	return real ? real(unstub(addr), info) : 0;
+}
+
+CS_EXPORT int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
+{
+	static int (*real)(const void *, Dl_info *, void **, int);
+
+	if (!real)
+		real = (int (*)(const void *, Dl_info *, void **, int))dlsym(RTLD_NEXT, "dladdr1");
+	return real ? real(unstub(addr), info, extra, flags) : 0;
+}
+
 /* dlclose: when a module really goes away, forget it and its targets. */
 CS_EXPORT int dlclose(void *handle)
 {

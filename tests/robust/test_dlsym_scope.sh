@@ -41,6 +41,7 @@ cat >main.c <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 int main(void)
 {
 	void *dep = dlopen("./libplugdep.so", RTLD_NOW | RTLD_LOCAL);
@@ -53,6 +54,11 @@ int main(void)
 	void *p = dlopen("./libplug.so", RTLD_NOW | RTLD_LOCAL);
 	lookup = (void *(*)(const char *))dlsym(p, "plug_lookup");
 	printf("global library: q_fn %s\n", lookup("q_fn") ? "found" : "NULL");
+	/* A GOT-hooked target's answer is its stub: dladdr still finds libq. */
+	Dl_info di;
+	void *qf = lookup("q_fn");
+	printf("dladdr: %s\n", qf && dladdr(qf, &di) && di.dli_fname && strstr(di.dli_fname, "libq.so")
+				     ? "libq" : "failed");
 	void *(*alias)(void) = (void *(*)(void))dlsym(p, "plug_alias");
 	printf("alias: %s\n", dlsym(q, "q_alias") == alias() ? "same" : "differs");
 	dlclose(p);
