@@ -118,7 +118,8 @@ static int make_line(struct cs_series_line *line, struct sthread **t, const int 
 	static uint64_t hist[CS_WHIST_BUCKETS];
 	struct cs_series_point *p;
 	unsigned nwin = 0, i, b;
-	uint64_t cnt, most, sum, min, max, tsc;
+	uint64_t cnt, most, min, max, tsc;
+	unsigned __int128 sum; /* of several threads' windows: past 2^64 */
 	size_t j;
 
 	memset(line, 0, sizeof(*line));

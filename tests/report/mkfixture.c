@@ -576,6 +576,33 @@ static int series(void)
 	return ret | fclose(exp);
 }
 
+/* bigseries.rpt: "lookup" in threads 900 and 901, 2 calls of 9e18 ticks
+ * each (4 calls per window): each thread's window sum fits 64 bits, the
+ * two threads' together do not (the merged line's mean read 1). */
+static int bigseries(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 900, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t tl = fx_target(f, "lookup", m, 0, CS_HOOK_GOT);
+	uint64_t v[2] = {9000000000000000000ull, 1};
+	uint32_t tid;
+	size_t s, q;
+	int i, ret;
+
+	for (tid = 900; tid <= 901; tid++) {
+		fx_thread(f, tid, 3);
+		s = fx_site(f, tl, tid, m, 0x300, CS_KEY_NONE);
+		q = fx_series(f, tl, tid, 2);
+		for (i = 0; i < 2; i++) {
+			fx_call(f, s, v);
+			fx_series_call(f, q, v);
+		}
+	}
+	ret = fx_write(f, out("bigseries.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* classes.rpt: "touch" keyed by its first argument, called from two call
  * sites with arguments in the classes 0, 1, 2-3 and 4-7. */
 static int classes(void)
@@ -889,6 +916,7 @@ int main(int argc, char **argv)
 	ret |= symbols();
 	ret |= nested();
 	ret |= series();
+	ret |= bigseries();
 	ret |= classes();
 	ret |= escape();
 	ret |= targets();

@@ -147,4 +147,11 @@ expect_err $LINENO "cacheshim: warning: $T/merging.rpt: 1 series over time not s
 grep -q '^long,' "$T/out" && fail $LINENO "the half-merged series of long is shown"
 [ "$(grep -c '^lookup,tsc,' "$T/out")" -eq 5 ] || { show "$T/out"; fail $LINENO "lookup's windows are not all there"; }
 
+# Two threads' windows whose sums fit 64 bits each but not together
+# (bigseries.rpt: 4 calls of 9e18 ticks): the merged window's mean is
+# 9e18, not what a 64-bit sum wrapped to (4.39E).
+run_cmd "$CS_CMD" report --series -f csv "$T/bigseries.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'lookup,tsc,1,2,4,9000000000000000000,9000000000000000000,9000000000000000000,*,*,9000000000000000000,9000000000000000000,1001'
+
 finish
