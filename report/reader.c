@@ -539,6 +539,12 @@ static const struct cs_site_block *site_at(const struct cs_file *f, uint64_t off
 	return NULL;
 }
 
+/* A statistic's sum of squares as one number. */
+static cs_u128 u128_of(const struct cs_stat *st)
+{
+	return (cs_u128)st->sumsq_hi << 64 | st->sumsq_lo;
+}
+
 /* Whether the nested calls of n can be among the calls of site s: for
  * every usable event the inclusive histogram fits inside the site's and
  * the exclusive one counts as many calls.  A thread stopped at exit
@@ -567,8 +573,14 @@ static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_bloc
 		}
 		if (ce > ci || ci > ce + 1 || ci > (cs_u128)n->calls + 1)
 			return e + 1;
+		/* The shim adds a call's value to the site first, then the
+		 * inclusive, then the exclusive value (never more than the
+		 * inclusive): at any moment, even half-way, the sums nest. */
+		if (ex->sum > in->sum || in->sum > s->stat[e].sum || u128_of(ex) > u128_of(in) ||
+		    u128_of(in) > u128_of(&s->stat[e]))
+			return e + 1;
 		if (!f->incomplete && (cs_statfit_stat(in, n->calls) ||
-				       cs_statfit_stat(ex, n->calls) || in->sum > s->stat[e].sum))
+				       cs_statfit_stat(ex, n->calls)))
 			return e + 1;
 	}
 	return 0;

@@ -97,4 +97,13 @@ csv_pick "$CSV_HEADER"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'outer,*,*,tsc,10,4420,442,364.768,100,402,1096,1112,1119,10,0,ok,'
 
+# selfsum.rpt: the exclusive sum is one more than the inclusive one (the
+# exclusive value of a call is never more than its inclusive value).  It
+# was read as it came, and the self split (site - inclusive + exclusive)
+# gave outer more self time than time; now the nested block is damaged.
+run_cmd "$CS_CMD" report -f csv --self "$T/selfsum.rpt"
+expect_status $LINENO 1
+grep -q 'damaged: nested block at offset [0-9]*: event 0 has values that are not among its site' "$T/err" ||
+	{ show "$T/err"; fail $LINENO "selfsum.rpt not called damaged"; }
+
 finish
