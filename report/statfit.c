@@ -18,7 +18,7 @@
  *     sums or extremes but not yet in the histogram, or in the
  *     histogram but not yet in calls.
  * So the lower bounds are exact and the upper bounds allow one value of
- * at most max more.  Only complete files are checked: in a running file
+ * at most max more; and max is a value of the histogram or that one.  Only complete files are checked: in a running file
  * a live writer may be anywhere.
  */
 #include "report/internal.h"
@@ -40,6 +40,7 @@ struct bounds {
 	cs_u128 lo, hi; /* the least and most their sum can be */
 	long double sqlo, sqhi; /* the same for their squares */
 	int open; /* a value in the open-ended last bucket: no upper bound */
+	uint64_t top; /* the most a value of the highest bucket can be */
 };
 
 /* Adds c values of bucket i of a histogram of nb buckets, whose least
@@ -52,6 +53,7 @@ static void add_bucket(struct bounds *b, uint64_t c, unsigned i, unsigned nb,
 	if (i + 1 == nb)
 		b->open = 1;
 	b->n += c;
+	b->top = hi; /* buckets are added in order */
 	b->lo = sat_add(b->lo, mul(c, lo));
 	b->hi = sat_add(b->hi, mul(c, hi));
 	b->sqlo += (long double)c * (long double)lo * (long double)lo;
@@ -77,6 +79,11 @@ static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, lo
 	 * handler's min with the first call's max. */
 	if ((cs_u128)sum < b->lo || (!b->open && (cs_u128)sum > sat_add(b->hi, max)))
 		return "its sum is not that of its histogram's values";
+	/* The maximum is a value in the sum (added before it is stored): a
+	 * value of the histogram, or the half-recorded call's, which is at
+	 * most what the sum holds beyond the histogram's least. */
+	if (max > sum || (!b->open && max > b->top && (cs_u128)max > (cs_u128)sum - b->lo))
+		return "its maximum is not among its values";
 	if (sq >= 0 &&
 	    (sq < b->sqlo * (1 - eps) ||
 	     (!b->open && sq > (b->sqhi + (long double)max * (long double)max) * (1 + eps))))

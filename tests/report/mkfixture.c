@@ -614,6 +614,27 @@ static int bigseries(void)
 	return ret;
 }
 
+/* badmax.rpt: 3 calls of 1000 ticks whose site says its maximum is
+ * 2^64 - 1 (the tables printed it, and p90/p99 moved with it). */
+static int badmax(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "malloc", m, 0, CS_HOOK_GOT);
+	size_t s;
+	int ret;
+
+	fx_thread(f, 100, 3);
+	s = fx_site(f, t, 100, m, 0x20, CS_KEY_NONE);
+	call2(f, s, 1000, 0);
+	call2(f, s, 1000, 0);
+	call2(f, s, 1000, 0);
+	((struct cs_site_block *)fx_at(f, s))->stat[0].max = UINT64_MAX;
+	ret = fx_write(f, out("badmax.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* classes.rpt: "touch" keyed by its first argument, called from two call
  * sites with arguments in the classes 0, 1, 2-3 and 4-7. */
 static int classes(void)
@@ -928,6 +949,7 @@ int main(int argc, char **argv)
 	ret |= nested();
 	ret |= series();
 	ret |= bigseries();
+	ret |= badmax();
 	ret |= classes();
 	ret |= escape();
 	ret |= targets();

@@ -42,6 +42,7 @@ damaged=(
 	$LINENO blocksize.rpt "damaged: block at offset 42072: bad size 12 (must be a multiple of 8, at least 8)" 2
 	$LINENO dangling.rpt "damaged: site block at offset 42072 refers to target 42, which does not exist" 6
 	$LINENO truncated.rpt "damaged: truncated: the header says 97896 bytes are used, the file has 88896 (and 1 more problem)" 6
+	$LINENO badmax.rpt "damaged: site block at offset 4392: event 0: its maximum is not among its values (3 calls)" 0
 )
 for ((i = 0; i < ${#damaged[@]}; i += 4)); do
 	line=${damaged[i]} file=$T/${damaged[i + 1]} msg=${damaged[i + 2]}
