@@ -50,7 +50,8 @@ struct cs_file {
 	char *path; /* as given, for messages */
 	unsigned char *data; /* bytes [0, used) of the file, 16-aligned */
 	size_t size; /* bytes in data */
-	size_t mapped; /* bytes mapped at data (read-only), 0: data is malloc'd */
+	size_t mapped; /* bytes mapped at data (the file read-only, or anonymous
+			* memory it was read into), 0: data is malloc'd */
 	pthread_t helper; /* prefaults the mapping (reader.c), if has_helper */
 	int has_helper;
 	const struct cs_file_header *hdr;

@@ -988,6 +988,34 @@ static int read_full(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/* Reads bytes [from, to) of the file open at fd into buf (at the same
+ * offsets), skipping its holes (SEEK_DATA), which buf holds as zeros
+ * already.  Returns what read_full returns. */
+static int read_data(int fd, unsigned char *buf, uint64_t from, uint64_t to)
+{
+	struct stat st;
+	off_t d, h;
+	int ret;
+
+	while (from < to) {
+		d = lseek(fd, (off_t)from, SEEK_DATA);
+		if (d < 0 && errno == ENXIO) /* a hole up to the end of the file */
+			return fstat(fd, &st) == 0 && (uint64_t)st.st_size < to ? -ENODATA : 0;
+		if (d < 0) /* no SEEK_DATA here: read it all */
+			return read_full(fd, buf + from, to - from, (off_t)from);
+		if ((uint64_t)d >= to)
+			return 0;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || (uint64_t)h > to)
+			h = (off_t)to;
+		ret = read_full(fd, buf + d, (size_t)(h - d), d);
+		if (ret)
+			return ret;
+		from = (uint64_t)h;
+	}
+	return 0;
+}
+
 /* Opens path for reading.  Returns the fd, or a negative errno; *notreg
  * is set when path exists but is not a regular file. */
 static int open_regular(const char *path, struct stat *st, int *notreg)
@@ -1141,6 +1169,7 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 	uint64_t used;
 	size_t first;
 	char cut[256];
+	void *buf;
 	int fd, ret, notreg;
 
 	*out = NULL;
@@ -1176,13 +1205,17 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 			return f ? finish(f, cut, out, err, errlen) : ret;
 		}
 	}
-	f = file_new(path, used, NULL, err, errlen, &ret);
+	/* Anonymous memory: the holes of a sparse file (a crafted one may say
+	 * it uses gigabytes on a few kilobytes of disk) stay unread pages. */
+	buf = mmap(NULL, used, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
+	f = file_new(path, used, buf == MAP_FAILED ? NULL : buf, err, errlen, &ret);
 	if (!f) {
 		close(fd);
 		return ret;
 	}
 	memcpy(f->data, u.b, CS_HEADER_SIZE);
-	ret = read_full(fd, f->data + CS_HEADER_SIZE, used - CS_HEADER_SIZE, CS_HEADER_SIZE);
+	ret = read_data(fd, f->data, CS_HEADER_SIZE, used);
 	close(fd);
 	if (ret) {
 		cs_reader_free(f);

@@ -88,6 +88,24 @@ END
 expect_err $LINENO "cacheshim: warning: $T/running.rpt is incomplete (program still running or did not exit cleanly)"
 expect_err $LINENO "calls that did not return: 2"
 
+# The same file saying it uses 3 GiB, a sparse file of that size: it was
+# read whole into memory (3 GB, seconds); its holes are now skipped.  Same
+# rows (the zeros after the blocks end the walk), memory of the file's
+# data only.
+cp "$T/running.rpt" "$T/sparse.rpt"
+for off in 16 24; do # capacity, used: 3 << 30, little-endian
+	printf '\000\000\000\300\000\000\000\000' |
+		dd of="$T/sparse.rpt" bs=1 seek=$off conv=notrunc status=none
+done
+truncate -s 3G "$T/sparse.rpt"
+maxrss=$(python3 -c 'import resource, subprocess, sys
+with open(sys.argv[2], "w") as o, open(sys.argv[3], "w") as e:
+    subprocess.run([sys.argv[1], "report", "-f", "csv", sys.argv[4]], stdout=o, stderr=e)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
+	"$CS_CMD" "$T/out" "$T/err" "$T/sparse.rpt")
+[ "$maxrss" -lt 262144 ] || fail $LINENO "reading a sparse 3 GiB file took $maxrss KB of memory"
+grep -q '^spin,prog+0x60,prog,tsc,3,39,' "$T/out" || { show "$T/out"; show "$T/err"; fail $LINENO "sparse.rpt: spin's row is not there"; }
+
 # Every row has as many fields as the header (quoted commas aside).
 for f in basic failed keyed running merge_a; do
 	"$CS_CMD" report -f csv "$T/$f.rpt" 2>/dev/null |
