@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/internal.h"
 
@@ -113,9 +114,22 @@ int cs_report_add_file(struct cs_report *r, const char *path)
  * read at all. */
 static int load_all(struct cs_report *r, char **paths, int n)
 {
-	int i, ret, worst = 0;
+	struct stat st, other;
+	int i, j, seen, ret, worst = 0;
 
 	for (i = 0; i < n; i++) {
+		/* A file named twice (a.rpt ./a.rpt, or a glob and a name)
+		 * would count every call twice. */
+		seen = -1;
+		for (j = 0; j < i && seen < 0 && stat(paths[i], &st) == 0; j++) {
+			if (stat(paths[j], &other) == 0 && st.st_dev == other.st_dev &&
+			    st.st_ino == other.st_ino)
+				seen = j;
+		}
+		if (seen >= 0) {
+			cs_warn("%s is the same file as %s: read once", paths[i], paths[seen]);
+			continue;
+		}
 		ret = cs_report_add_file(r, paths[i]);
 		if (ret < 0)
 			worst = -1;

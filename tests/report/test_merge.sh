@@ -41,12 +41,21 @@ expect_line $LINENO "$T/out" 'work,*,*,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok,,
 expect_line $LINENO "$T/out" 'malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok,,'
 expect_line $LINENO "$T/out" 'free,*,*,perf::MINOR-FAULTS,0,0,,,,,,,,3,0,no data,,'
 
-# The same file twice: every count doubles, the spread stays.
-run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic.rpt"
+# Two copies of a file (two runs alike): every count doubles, the spread
+# stays.
+cp "$T/basic.rpt" "$T/basic_copy.rpt"
+run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic_copy.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
 expect_line $LINENO "$T/out" 'free,prog+0x1300,prog,tsc,4,32,8,1,7,7,9,9,9,6,0,ok,,'
 expect_err $LINENO "calls that did not return: 2"
+
+# The same file named twice is read once, and said (it doubled every
+# count silently).
+run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/./basic.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/./basic.rpt is the same file as $T/basic.rpt: read once"
 
 # The table's summary lists both processes.
 run_cmd "$CS_CMD" report "$T/merge_a.rpt" "$T/merge_b.rpt"
@@ -58,23 +67,26 @@ expect_line $LINENO "$T/out" 'events:   tsc, perf::PAGE-FAULTS, perf::MINOR-FAUL
 # Sums over files wider than 64 bits: 2^63 calls entered, not recorded
 # and set-up ticks in each of two files are 2^64 in all, not 0.
 H=$T/huge.rpt
-run_cmd "$CS_CMD" report -f csv "$H" "$H"
+# Copies: the same file named twice is read once.
+for c in 2 3 4; do cp "$H" "$T/huge_$c.rpt"; done
+H2=$T/huge_2.rpt H3=$T/huge_3.rpt H4=$T/huge_4.rpt
+run_cmd "$CS_CMD" report -f csv "$H" "$H2"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,9223372036854775808,0,0,0,0,0,0,0,0,18446744073709551616,0,ok,,'
-run_cmd "$CS_CMD" report "$H" "$H"
+run_cmd "$CS_CMD" report "$H" "$H2"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'calls not recorded (file full, file sealed at exit, thread without counters or past its end, or re-entry): 18446744073709551616'
 expect_line $LINENO "$T/out" 'set-up:   18446744073709551616 TSC ticks spent by the shim making call sites and blocks; what ran inside measured calls is taken off their tsc'
-run_cmd "$CS_CMD" report -f json "$H" "$H"
+run_cmd "$CS_CMD" report -f json "$H" "$H2"
 expect_status $LINENO 0
 for k in entered lost_calls setup_ticks; do
 	grep -qF "\"$k\":18446744073709551616" "$T/out" || fail $LINENO "JSON $k is not 2^64"
 done
 # 2^64 measured calls in one row (four files): no count can hold them.
 for args in "-f csv" "-f json" "--hist" "--by function"; do
-	run_cmd "$CS_CMD" report $args "$H" "$H" "$H" "$H"
+	run_cmd "$CS_CMD" report $args "$H" "$H2" "$H3" "$H4"
 	expect_status $LINENO 1
-	expect_err $LINENO "cacheshim: $H: 2^64 calls or more in one row: no real run records as many"
+	expect_err $LINENO "cacheshim: $H4: 2^64 calls or more in one row: no real run records as many"
 	[ -s "$T/out" ] && fail $LINENO "$args: a report of wrapped counts"
 done
 # Two call sites of 2^63 calls each: the rows fit, their function does

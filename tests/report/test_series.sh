@@ -101,8 +101,9 @@ END
 	show "$T/diff"
 fi
 
-# The same file twice: the same threads in two processes, merged.
-run_cmd "$CS_CMD" report --series -f csv "$T/series.rpt" "$T/series.rpt"
+# Two copies of the file: the same threads in two processes, merged.
+cp "$T/series.rpt" "$T/series_copy.rpt"
+run_cmd "$CS_CMD" report --series -f csv "$T/series.rpt" "$T/series_copy.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'lookup,tsc,1,4,16,20,10,30,*,*,10,30,1001'
 
