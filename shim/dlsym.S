@@ -11,6 +11,24 @@
  * caller's), RTLD_DEFAULT (the caller's scope) and the dependency it
  * records; a call from here would make the caller libcacheshim. */
 
+/* Calls func(handle, name) and keeps both for the jump that follows;
+ * the stack stays aligned for the call. */
+.macro CALL_KEEPING_ARGS func
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+	pushq %rsi
+	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+	call \func
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq %rsi
+	.cfi_adjust_cfa_offset -8
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+.endm
+
 	.text
 	.globl dlsym
 	.type dlsym, @function
@@ -23,20 +41,7 @@ dlsym:
 .Lready:
 	cmpq $-1, %rdi			/* RTLD_NEXT */
 	je .Lreal
-	pushq %rdi
-	.cfi_adjust_cfa_offset 8
-	pushq %rsi
-	.cfi_adjust_cfa_offset 8
-	subq $8, %rsp
-	.cfi_adjust_cfa_offset 8
-	movq %rsi, %rdi
-	call cs_dlsym_wanted		/* a GOT-hooked target's name? */
-	addq $8, %rsp
-	.cfi_adjust_cfa_offset -8
-	popq %rsi
-	.cfi_adjust_cfa_offset -8
-	popq %rdi
-	.cfi_adjust_cfa_offset -8
+	CALL_KEEPING_ARGS cs_dlsym_wanted	/* a GOT-hooked target's name? */
 	testl %eax, %eax
 	jz .Lreal
 	movq (%rsp), %rdx		/* the caller, for RTLD_DEFAULT */
@@ -45,19 +50,7 @@ dlsym:
 	movq cs_real_dlsym(%rip), %rax
 	jmp *%rax
 .Linit:
-	pushq %rdi
-	.cfi_adjust_cfa_offset 8
-	pushq %rsi
-	.cfi_adjust_cfa_offset 8
-	subq $8, %rsp
-	.cfi_adjust_cfa_offset 8
-	call cs_dlsym_init		/* the real dlsym, in rax */
-	addq $8, %rsp
-	.cfi_adjust_cfa_offset -8
-	popq %rsi
-	.cfi_adjust_cfa_offset -8
-	popq %rdi
-	.cfi_adjust_cfa_offset -8
+	CALL_KEEPING_ARGS cs_dlsym_init	/* the real dlsym, in rax */
 	jmp .Lready
 	.cfi_endproc
 	.size dlsym, .-dlsym

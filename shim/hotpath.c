@@ -10,7 +10,8 @@
  * stack, a few integer updates per event for the site and one for its
  * series window.  No malloc, no locks, no atomics, no libc calls, no
  * syscalls but the counter read (issued inline, so errno is never
- * touched; or rdpmc, see shim/rdpmc.h), and no memset or memcpy the
+ * touched; or rdpmc, see shim/rdpmc.h) and, rarely, the probe of a
+ * coroutine stack's next page (readable_window), and no memset or memcpy the
  * compiler would make of a loop (built without them: they may be targets;
  * tests/robust/test_libc_targets.sh checks the object's imports).  No re-entry guard either: every
  * update is a single unlocked read-modify-write instruction, so a signal

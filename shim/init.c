@@ -469,10 +469,12 @@ void *(*cs_dlsym_init(void))(void *, const char *)
  * plugin loaded RTLD_LOCAL missed the plugin's own libraries and every
  * library found became undeletable.  No lock: targets are only appended,
  * an entry complete before ntargets counts it. */
-int cs_dlsym_wanted(const char *name)
+int cs_dlsym_wanted(void *handle, const char *name)
 {
 	unsigned i, n;
 	int wanted = 0;
+
+	(void)handle; /* any but RTLD_NEXT: the scope is not the question */
 
 	if (!name || cs_tls_guard || !cs_g.enabled)
 		return 0;
