@@ -46,9 +46,10 @@
  * SLOW code and is done by thread.c with the full register state saved.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/uio.h>
+#include <time.h>
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
@@ -261,25 +262,20 @@ HOT void nest_pop(struct cs_thread *t, struct cs_frame *f, const uint64_t *v, un
  * a stack whose top is unknown: a coroutine's stack may end right above
  * the call's arguments, with a guard page or nothing after it, and the
  * trampoline's copy would fault there.  Each following page is probed by
- * reading a byte of it through process_vm_readv on ourselves, which says
- * EFAULT instead of faulting; where that is refused (seccomp), mincore
- * tells mapped pages at least.  The copy stops at the first page that
- * cannot be read. */
+ * a futex wait that cannot wait (a zero timeout): the kernel reads the
+ * word and says EFAULT where it cannot, EAGAIN or ETIMEDOUT where it can.
+ * futex, because no sandbox refuses it (glibc's locks need it): a
+ * seccomp filter that killed on process_vm_readv killed the program, and
+ * mincore cannot see a PROT_NONE guard.  The copy stops at the first page
+ * that cannot be read. */
 static __attribute__((noinline, cold)) uint64_t readable_window(uint64_t args, uint64_t avail)
 {
+	static const struct timespec now = {0, 0};
 	uint64_t page = (args | (CS_PAGE - 1)) + 1, end = args + avail;
-	unsigned char byte;
-	struct iovec local = {&byte, 1}, remote;
-	long r;
 
 	for (; page < end; page += CS_PAGE) {
-		remote.iov_base = (void *)(uintptr_t)page;
-		remote.iov_len = 1;
-		r = cs_syscall6(SYS_process_vm_readv, cs_g.pid, (long)&local, 1, (long)&remote, 1,
-				0);
-		if (r == -ENOSYS || r == -EPERM)
-			r = cs_syscall6(SYS_mincore, (long)page, CS_PAGE, (long)&byte, 0, 0, 0) == 0;
-		if (r != 1)
+		if (cs_syscall6(SYS_futex, (long)page, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, (long)&now,
+				0, 0) == -EFAULT)
 			return page - args;
 	}
 	return avail;

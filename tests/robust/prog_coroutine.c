@@ -4,14 +4,21 @@
  * above its top, makes wrapped calls from its entry function: their
  * arguments lie a few bytes below the stack's end.
  *
- * Usage: prog_coroutine guard|unmapped N.  guard: a PROT_NONE page above
- * the stack; unmapped: no mapping there.  Prints the sum of N rt_leaf
+ * Usage: prog_coroutine guard|unmapped N [sandbox].  guard: a PROT_NONE
+ * page above the stack; unmapped: no mapping there.  sandbox: first a
+ * seccomp filter that kills the process at process_vm_readv or
+ * process_vm_writev, as some sandboxes do.  Prints the sum of N rt_leaf
  * calls made in the coroutine.
  */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 
 #include "tests/robust/robust.h"
@@ -27,13 +34,31 @@ static void co(void)
 		sum += rt_leaf(i);
 }
 
+static int sandbox(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = {sizeof(insns) / sizeof(insns[0]), insns};
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = 64 * 1024, page = 4096;
 	char *m;
 
-	if (argc != 3 || (strcmp(argv[1], "guard") && strcmp(argv[1], "unmapped")))
+	if (argc < 3 || argc > 4 || (strcmp(argv[1], "guard") && strcmp(argv[1], "unmapped")) ||
+	    (argc == 4 && strcmp(argv[3], "sandbox")))
 		return 2;
+	if (argc == 4 && sandbox())
+		return 1;
 	calls = atol(argv[2]);
 	m = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
