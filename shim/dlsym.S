@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* dlsym, wrapped (the C part is cs_dlsym_wanted and cs_dlsym_mapped in
- * shim/init.c): a function whose GOT slots point at its stub must be
- * answered with that stub too, or a program comparing dlsym's answer with
- * the function's address (Ruby checks an extension's ruby_xmalloc so) sees
- * two addresses.
+ * shim/init.c): asked a module's handle for a function whose GOT slots
+ * point at its stub, it answers that stub too, or a program comparing
+ * dlsym's answer with the function's address (Ruby checks an extension's
+ * ruby_xmalloc so) sees two addresses.
  *
- * Every other lookup, and RTLD_NEXT always, is answered by the real dlsym
- * entered with the caller's own return address, by a jump: glibc finds
- * the caller from that address, for RTLD_NEXT (the object after the
- * caller's), RTLD_DEFAULT (the caller's scope) and the dependency it
- * records; a call from here would make the caller libcacheshim. */
+ * Every other lookup, and RTLD_NEXT and RTLD_DEFAULT always, is answered
+ * by the real dlsym entered with the caller's own return address, by a
+ * jump: glibc finds the caller from that address, for RTLD_NEXT (the
+ * object after the caller's), RTLD_DEFAULT (the caller's scope) and the
+ * dependency it records; a call from here would make the caller
+ * libcacheshim. */
 
 /* Calls func(handle, name) and keeps both for the jump that follows;
  * the stack stays aligned for the call. */
@@ -44,7 +45,6 @@ dlsym:
 	CALL_KEEPING_ARGS cs_dlsym_wanted	/* a GOT-hooked target's name? */
 	testl %eax, %eax
 	jz .Lreal
-	movq (%rsp), %rdx		/* the caller, for RTLD_DEFAULT */
 	jmp cs_dlsym_mapped
 .Lreal:
 	movq cs_real_dlsym(%rip), %rax

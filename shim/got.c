@@ -192,13 +192,28 @@ static int unversioned(const void *p)
 	return !versym || (symtab && sym >= symtab && (versym[sym - symtab] & 0x7fff) < 2);
 }
 
+/* The global scope, for the shim's own lookups: the main program's
+ * handle searches it as RTLD_DEFAULT does, but records no dependency of
+ * the asker.  Asked with RTLD_DEFAULT from here, glibc marked every
+ * library that defined a looked-up name undeletable (a dependency of
+ * libcacheshim, which is never unloaded): a plugin whose PLT called a
+ * target stayed loaded after its dlclose. */
+static void *global_scope(void)
+{
+	static void *main_handle;
+
+	if (!main_handle)
+		main_handle = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+	return main_handle ? main_handle : RTLD_DEFAULT;
+}
+
 /* What ld.so binds a reference to name@ver to: the first module in the
  * global scope defining name@ver, or name without a version (an
  * interposer preloaded by the program, built without versions, which
  * the loader accepts for a versioned reference and dlvsym does not). */
 static void *versioned_lookup(const char *name, const char *ver)
 {
-	void *a = dlvsym(RTLD_DEFAULT, name, ver), *b = dlsym(RTLD_DEFAULT, name);
+	void *a = dlvsym(global_scope(), name, ver), *b = dlsym(global_scope(), name);
 	struct link_map *la = NULL, *lb = NULL;
 	Dl_info info;
 
@@ -222,7 +237,7 @@ static void *versioned_lookup(const char *name, const char *ver)
 static uint64_t loaded_address(const struct dyn_info *d, uint32_t sym, const char *name)
 {
 	const char *ver = needed_version(d, sym);
-	void *p = ver ? versioned_lookup(name, ver) : dlsym(RTLD_DEFAULT, name);
+	void *p = ver ? versioned_lookup(name, ver) : dlsym(global_scope(), name);
 
 	if (!p && d->name && *d->name) {
 		void *h = dlopen(d->name, RTLD_LAZY | RTLD_NOLOAD);

@@ -461,22 +461,24 @@ void *(*cs_dlsym_init(void))(void *, const char *)
 	return cs_real_dlsym;
 }
 
-/* Whether dlsym must look at its answer: name is the name of a function
- * whose GOT slots point at its stub.  Every other lookup is the real
- * dlsym's alone, entered by a jump with the caller's return address
- * (shim/dlsym.S): glibc takes the caller's scope and records a dependency
- * of the caller from it, and answered from here, dlsym(RTLD_DEFAULT) in a
- * plugin loaded RTLD_LOCAL missed the plugin's own libraries and every
- * library found became undeletable.  No lock: targets are only appended,
- * an entry complete before ntargets counts it. */
+/* Whether dlsym must look at its answer: a module's handle (not
+ * RTLD_NEXT or RTLD_DEFAULT) and the name of a function whose GOT slots
+ * point at its stub.  Every other lookup is the real dlsym's alone,
+ * entered by a jump with the caller's return address (shim/dlsym.S):
+ * glibc takes the caller's scope and records a dependency of the caller
+ * from the caller.  Answered from here, dlsym(RTLD_DEFAULT) in a plugin
+ * loaded RTLD_LOCAL missed the plugin's own libraries and every library
+ * found became undeletable; asked through the main program's handle
+ * instead, no dependency was recorded and a library the plugin used was
+ * unloaded under it.  So RTLD_DEFAULT answers the real address, even of a
+ * GOT-hooked target.  No lock: targets are only appended, an entry
+ * complete before ntargets counts it. */
 int cs_dlsym_wanted(void *handle, const char *name)
 {
 	unsigned i, n;
 	int wanted = 0;
 
-	(void)handle; /* any but RTLD_NEXT: the scope is not the question */
-
-	if (!name || cs_tls_guard || !cs_g.enabled)
+	if (handle == RTLD_DEFAULT || !name || cs_tls_guard || !cs_g.enabled)
 		return 0;
 	cs_guard_take(); /* strcmp may be a target */
 	n = __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE);
@@ -490,38 +492,22 @@ int cs_dlsym_wanted(void *handle, const char *name)
 	return wanted;
 }
 
-/* dlsym(RTLD_DEFAULT, name) as the caller would have it, asked from here:
- * the global scope (the main program's handle: no dependency recorded),
- * then the caller's own dependencies (a plugin loaded RTLD_LOCAL). */
-static void *default_lookup(const char *name, const void *caller)
-{
-	static void *main_handle;
-	struct link_map *lm = NULL;
-	Dl_info info;
-	void *p;
-
-	if (!main_handle)
-		main_handle = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
-	p = cs_real_dlsym(main_handle ? main_handle : RTLD_DEFAULT, name);
-	if (!p && caller && dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm)
-		p = cs_real_dlsym(lm, name);
-	return p;
-}
-
-/* dlsym of a name cs_dlsym_wanted said yes to (neither RTLD_NEXT): the
+/* dlsym of a module's handle and a name cs_dlsym_wanted said yes to: the
  * real answer, or the stub of the function of that name if its GOT slots
- * and data words point at its stub (so both answers agree).  An alias at
- * the same address keeps the real answer, as its own GOT slots do.  The
- * patching lock is only tried: a dlsym in a constructor holds the
- * loader's lock, which a patching pass holding ours may be waiting for. */
-void *cs_dlsym_mapped(void *handle, const char *name, const void *caller)
+ * and data words point at its stub (so both answers agree).  A handle's
+ * lookup is the handle's scope whoever asks, and records no dependency.
+ * An alias at the same address keeps the real answer, as its own GOT
+ * slots do.  The patching lock is only tried: a dlsym in a constructor
+ * holds the loader's lock, which a patching pass holding ours may be
+ * waiting for. */
+void *cs_dlsym_mapped(void *handle, const char *name)
 {
 	void *p;
 	uint64_t a;
 	int i;
 
 	cs_guard_take();
-	p = handle == RTLD_DEFAULT ? default_lookup(name, caller) : cs_real_dlsym(handle, name);
+	p = cs_real_dlsym(handle, name);
 	a = (uint64_t)(uintptr_t)p;
 	if (p && pthread_mutex_trylock(&patch_lock) == 0) {
 		for (i = cs_target_at(a); i >= 0; i = cs_g.targets[i].next_same) {
@@ -539,34 +525,62 @@ void *cs_dlsym_mapped(void *handle, const char *name, const void *caller)
 	return p;
 }
 
-/* The function behind a: a GOT-hooked target's stub stands for it.  Stubs
- * live in anonymous memory, so dladdr of a pointer the program got from
- * a patched slot (or from dlsym) found no module and failed. */
-static const void *unstub(const void *a)
-{
-	int i = cs_stub_index((uint64_t)(uintptr_t)a);
+/* dladdr of an address in a GOT-hooked target's stub answers for the same
+ * offset in the function: stubs live in anonymous memory, so dladdr of a
+ * pointer the program got from a patched slot or from dlsym found no
+ * module and failed.  The symbol's address is then the stub, as the
+ * program sees the function (dli_saddr == p for p = dlsym(...)). */
+struct unstubbed {
+	const void *addr; /* what to ask the real dladdr */
+	const void *stub, *fn; /* the stub and its function; NULL: no stub */
+};
 
-	return i >= 0 && (unsigned)i < __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE)
-		       ? (const void *)(uintptr_t)cs_g.targets[i].addr
-		       : a;
+static struct unstubbed unstub(const void *a)
+{
+	struct unstubbed u = {a, NULL, NULL};
+	uint64_t off;
+	int i = cs_stub_containing((uint64_t)(uintptr_t)a, &off);
+
+	if (i >= 0 && (unsigned)i < __atomic_load_n(&cs_g.ntargets, __ATOMIC_ACQUIRE)) {
+		u.stub = (const char *)a - off;
+		u.fn = (const void *)(uintptr_t)cs_g.targets[i].addr;
+		u.addr = (const char *)u.fn + off;
+	}
+	return u;
+}
+
+static void restub(const struct unstubbed *u, Dl_info *info)
+{
+	if (u->stub && info->dli_saddr == u->fn)
+		info->dli_saddr = (void *)(uintptr_t)u->stub;
 }
 
 CS_EXPORT int dladdr(const void *addr, Dl_info *info)
 {
 	static int (*real)(const void *, Dl_info *);
+	struct unstubbed u = unstub(addr);
+	int ret;
 
 	if (!real)
 		real = (int (*)(const void *, Dl_info *))dlsym(RTLD_NEXT, "dladdr");
-	return real ? real(unstub(addr), info) : 0;
+	ret = real ? real(u.addr, info) : 0;
+	if (ret)
+		restub(&u, info);
+	return ret;
 }
 
 CS_EXPORT int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
 {
 	static int (*real)(const void *, Dl_info *, void **, int);
+	struct unstubbed u = unstub(addr);
+	int ret;
 
 	if (!real)
 		real = (int (*)(const void *, Dl_info *, void **, int))dlsym(RTLD_NEXT, "dladdr1");
-	return real ? real(unstub(addr), info, extra, flags) : 0;
+	ret = real ? real(u.addr, info, extra, flags) : 0;
+	if (ret)
+		restub(&u, info);
+	return ret;
 }
 
 /* dlclose: when a module really goes away, forget it and its targets. */

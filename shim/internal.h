@@ -355,6 +355,9 @@ void *cs_stub_addr(unsigned idx);
 int cs_stub_is(uint64_t addr);
 /* The target index of the stub at addr, or -1 when addr starts no stub. */
 int cs_stub_index(uint64_t addr);
+/* The target index of the stub holding addr, and addr's offset in it; -1
+ * if addr is in no stub. */
+int cs_stub_containing(uint64_t addr, uint64_t *offset);
 
 /* ---- got.c ---- */
 /* Index of the target (name, addr), recorded in the file when new.

@@ -66,6 +66,16 @@ int cs_stub_index(uint64_t addr)
 	return (int)((addr - lo) / STUB_SIZE);
 }
 
+int cs_stub_containing(uint64_t addr, uint64_t *offset)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;
+
+	if (!cs_stub_is(addr))
+		return -1;
+	*offset = (addr - lo) % STUB_SIZE;
+	return (int)((addr - lo) / STUB_SIZE);
+}
+
 int cs_stub_is(uint64_t addr)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;

@@ -6,9 +6,14 @@
 # dlsym(RTLD_DEFAULT) in a plugin loaded RTLD_LOCAL missed the plugin's
 # own library, and a library found that way became undeletable (dlclose
 # left it loaded, its destructor ran at exit) — with any targets at all.
-# Names of no GOT-hooked target now go to the real dlsym by a jump; for a
-# target's name the shim asks the global scope and then the caller's.  An
-# alias at a target's address keeps its own (real) address.
+# Now RTLD_DEFAULT, RTLD_NEXT and names of no GOT-hooked target go to the
+# real dlsym by a jump (with the caller's return address); only a
+# module's handle asked for a GOT-hooked target's name is answered with
+# the stub.  (Asked through the main program's handle for RTLD_DEFAULT, a
+# library the plugin looked up was unloaded under it: SIGSEGV.)  An alias
+# at a target's address keeps its own (real) address; dladdr of a stub
+# answers for its function at the stub's address; the shim's own lookups
+# (libq's own PLT slot of q_fn) leave libq unloadable.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -35,6 +40,7 @@ cat >q.c <<'C'
 #include <stdio.h>
 long q_fn(long x) { return x - 1; }
 long q_alias(long x) __attribute__((alias("q_fn")));
+long q_call(long x) { return q_fn(x) + 1; } /* libq's own PLT slot of q_fn */
 __attribute__((destructor)) static void fini(void) { printf("libq destructor\n"); fflush(stdout); }
 C
 cat >main.c <<'C'
@@ -50,21 +56,34 @@ int main(void)
 	printf("plugin's own library: dep_fn %s", f ? "found" : "NULL\n");
 	if (f)
 		printf(", dep_fn(2) = %ld\n", f(2));
+	void *(*dep_lookup)(const char *) = lookup;
 	void *q = dlopen("./libq.so", RTLD_NOW | RTLD_GLOBAL);
+	long (*qc)(long) = (long (*)(long))dlsym(q, "q_call");
+	printf("q_call(3) = %ld\n", qc(3));
 	void *p = dlopen("./libplug.so", RTLD_NOW | RTLD_LOCAL);
 	lookup = (void *(*)(const char *))dlsym(p, "plug_lookup");
 	printf("global library: q_fn %s\n", lookup("q_fn") ? "found" : "NULL");
-	/* A GOT-hooked target's answer is its stub: dladdr still finds libq. */
+	/* A GOT-hooked target's answer for a handle is its stub: dladdr
+	 * answers for the function, at the stub's address. */
 	Dl_info di;
-	void *qf = lookup("q_fn");
-	printf("dladdr: %s\n", qf && dladdr(qf, &di) && di.dli_fname && strstr(di.dli_fname, "libq.so")
-				     ? "libq" : "failed");
+	char *qf = dlsym(q, "q_fn");
+	printf("dladdr: %s", dladdr(qf, &di) && strstr(di.dli_fname, "libq.so") ? "libq" : "failed");
+	printf(", %s", di.dli_saddr == qf ? "the symbol's address" : "another address");
+	printf(", inside: %s\n", dladdr(qf + 1, &di) && di.dli_saddr == qf ? "the same" : "not");
 	void *(*alias)(void) = (void *(*)(void))dlsym(p, "plug_alias");
 	printf("alias: %s\n", dlsym(q, "q_alias") == alias() ? "same" : "differs");
 	dlclose(p);
 	dlclose(q);
 	printf("after dlclose: libq %s\n",
 	       dlopen("./libq.so", RTLD_NOW | RTLD_NOLOAD) ? "still loaded" : "unloaded");
+	/* A plugin's RTLD_DEFAULT lookup keeps what it found loaded. */
+	q = dlopen("./libq.so", RTLD_NOW | RTLD_GLOBAL);
+	long (*kept)(long) = (long (*)(long))dep_lookup("q_fn");
+	dlclose(q);
+	printf("looked up by a plugin, then closed: libq %s",
+	       dlopen("./libq.so", RTLD_NOW | RTLD_NOLOAD) ? "still loaded" : "unloaded");
+	fflush(stdout);
+	printf(", q_fn(5) = %ld\n", kept(5));
 	fflush(stdout);
 	return f ? 0 : 3;
 }
@@ -78,8 +97,9 @@ $cc -o main main.c -ldl
 
 plain_run plain ./main
 expect_status plain 0
-grep -q 'dep_fn found, dep_fn(2) = 7' "$T/plain.out" && grep -q 'libq unloaded' "$T/plain.out" ||
-	{ show "$T/plain.out"; fail "premise: the program alone finds dep_fn and unloads libq"; }
+grep -q 'dep_fn found, dep_fn(2) = 7' "$T/plain.out" && grep -q 'libq unloaded' "$T/plain.out" &&
+	grep -q 'closed: libq still loaded, q_fn(5) = 4' "$T/plain.out" ||
+	{ show "$T/plain.out"; fail "premise: the program alone finds dep_fn, unloads libq, keeps it for a plugin"; }
 # printf: a target that is not looked up (the jump); dep_fn, q_fn: the
 # looked-up names are GOT-hooked targets (the shim's own lookup).
 for targets in printf dep_fn,q_fn; do

@@ -111,13 +111,16 @@ for which in 0 1 2; do
 	echo "a hook the program set ($which) is left as it set it"
 done
 
-# dlsym: under GOT patching its answer for a target is the stub too, so
-# that it equals the address the program takes (Ruby compares an
-# extension's dlsym(handle, "ruby_xmalloc") with &ruby_xmalloc, and
-# refused to load every extension under CACHESHIM_HOOK=got).  RTLD_NEXT
-# keeps its meaning, the object after the caller's: a library wrapping
-# puts finds libc's (asked from the shim, it would find itself: endless
-# recursion).
+# dlsym: under GOT patching its answer for a target, asked a module's
+# handle, is the stub too, so that it equals the address the program takes
+# (Ruby compares an extension's dlsym(handle, "ruby_xmalloc") with
+# &ruby_xmalloc, and refused to load every extension under
+# CACHESHIM_HOOK=got).  RTLD_DEFAULT is glibc's alone (the caller's scope
+# and dependency; see test_dlsym_scope.sh): its answer is the function
+# itself, whose calls count only with the entry patched (got: 2 calls of
+# 3, both: 3).  RTLD_NEXT keeps its meaning, the object after the
+# caller's: a library wrapping puts finds libc's (asked from the shim, it
+# would find itself: endless recursion).
 cat >"$T/libwrapputs.c" <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -139,9 +142,9 @@ int main(void)
 	long (*found)(long) = (long (*)(long))dlsym(RTLD_DEFAULT, "rt_leaf");
 	long (*byhandle)(long) = (long (*)(long))dlsym(h, "rt_leaf");
 
-	puts(found == loaded && byhandle == loaded ? "dlsym agrees" : "dlsym differs");
+	puts(byhandle == loaded ? "dlsym agrees" : "dlsym differs");
 	printf("%ld %ld %ld\n", loaded(1), found(2), byhandle(3));
-	return found != loaded || byhandle != loaded;
+	return byhandle != loaded;
 }
 C
 ${CC:-cc} -O1 -fPIC -shared -o "$T/libwrapputs.so" "$T/libwrapputs.c" -ldl
@@ -149,7 +152,8 @@ ${CC:-cc} -O1 -o "$T/dlsym" "$T/dlsym.c" -L"$T" -lwrapputs -L"$R/.libs" -lcsrobu
 	-Wl,-rpath,"$T" -Wl,-rpath,"$R/.libs" -ldl
 plain_run plain_dlsym "$T/dlsym"
 expect_status plain_dlsym 0
-for hook in got both; do
+for hook_calls in got:2 both:3; do
+	hook=${hook_calls%:*} calls=${hook_calls#*:}
 	status=0
 	timeout -s KILL 60 env CACHESHIM_QUIET=1 CACHESHIM_HOOK=$hook CACHESHIM_EVENTS=tsc \
 		CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT=$T/dlsym_$hook.csr LD_PRELOAD=$CS_SHIM \
@@ -157,8 +161,8 @@ for hook in got both; do
 	expect_status dlsym_$hook 0
 	same_output plain_dlsym dlsym_$hook
 	report_csv dlsym_$hook --by function
-	want_count dlsym_$hook "function=rt_leaf,event=tsc" calls 3
-	echo "CACHESHIM_HOOK=$hook: dlsym agrees with the program's address, RTLD_NEXT as without the shim"
+	want_count dlsym_$hook "function=rt_leaf,event=tsc" calls $calls
+	echo "CACHESHIM_HOOK=$hook: dlsym of a handle agrees with the program's address, RTLD_NEXT as without the shim"
 done
 
 # A library variable the program uses directly (a copy relocation): the
