@@ -195,6 +195,11 @@ CS_EXPORT pid_t _Fork(void)
 {
 	pid_t pid;
 
+	/* Called before our constructor (a library's constructor can run
+	 * first): look it up now, which is not async-signal-safe, but so
+	 * early no signal handler of the program's is likely to fork. */
+	if (!real_Fork)
+		real_Fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "_Fork");
 	if (!real_Fork) {
 		errno = ENOSYS;
 		return -1;

@@ -134,3 +134,36 @@ done
 counts=$(echo $counts | tr ' ' '\n' | sort -n | tr '\n' ' ')
 [ "$counts" = "$M $N " ] || fail "vfork: per-file calls are $counts, want $M (child) and $N (parent)"
 echo "vfork: parent $N calls, exec'd child $M calls, both files complete"
+
+# --- _Fork in a library's constructor, which runs before the shim's ---
+# The wrapper's real _Fork was only looked up in the shim's constructor:
+# before it, _Fork failed with ENOSYS (with or without targets).
+cat >"$T/early.c" <<'C'
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+__attribute__((constructor)) static void early(void)
+{
+	int st;
+	pid_t p = _Fork();
+
+	if (p == 0)
+		_exit(7);
+	if (p < 0 || waitpid(p, &st, 0) != p) {
+		perror("early _Fork");
+		return;
+	}
+	printf("early _Fork: child status %d\n", WEXITSTATUS(st));
+}
+C
+printf 'int main(void) { return 0; }\n' >"$T/early_main.c"
+${CC:-cc} -shared -fPIC -o "$T/libearly.so" "$T/early.c"
+${CC:-cc} -o "$T/early_main" "$T/early_main.c" -L"$T" -Wl,--no-as-needed -learly -Wl,-rpath,"$T"
+plain_run eplain "$T/early_main"
+expect_status eplain 0
+grep -q '^early _Fork: child status 7$' "$T/eplain.out" || { show "$T/eplain.out"; fail "premise: _Fork in a constructor"; }
+shim_run early tsc rt_leaf "$T/early_main"
+expect_status early 0
+same_output eplain early
+echo "_Fork in a library constructor before the shim's: works"
