@@ -254,6 +254,9 @@ extern __thread struct cs_thread *cs_tls_thread;
 /* threadstart.c: this thread's stack, learnt at its start (pthread_create
  * wrapped) or in the constructor (main thread); 0, 0 when unknown. */
 extern __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+/* threadstart.c: nonzero once the thread's start routine has returned (or
+ * it called pthread_exit): it is exiting. */
+extern __thread int cs_tls_thread_done;
 void cs_thread_stack_main(void);
 /* Nonzero while the shim's own code runs on this thread: targets it calls
  * (libc, libpfm4) are not measured.  cs_tls_guard_frame is the frame of

@@ -347,6 +347,13 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	 * must find errno as it left it. */
 	saved_errno = errno;
 	t = cs_tls_thread;
+	if (!t && cs_tls_thread_done) {
+		/* Its first call comes after its start routine returned (in a
+		 * key destructor of the program's): set up now, it might get
+		 * no destructor round of its own to be taken down in, and
+		 * its counters and memory leaked, one set per thread. */
+		cs_tls_thread = t = &disabled_thread;
+	}
 	if (!t) {
 		t = thread_create();
 		cs_tls_thread = t ? t : &disabled_thread;

@@ -21,6 +21,7 @@
 #include "shim/internal.h"
 
 __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+__thread int cs_tls_thread_done;
 
 /* This thread's stack into the TLS variables above (unchanged when glibc
  * cannot say). */
@@ -49,9 +50,16 @@ struct start {
 	void *arg;
 };
 
+static void mark_done(void *unused)
+{
+	(void)unused;
+	cs_tls_thread_done = 1;
+}
+
 static void *start(void *p)
 {
 	struct start s = *(struct start *)p;
+	void *ret;
 
 	/* The shim's own calls: targets among them (malloc...) pass through
 	 * unmeasured.  errno is the new thread's, 0, for the program. */
@@ -60,7 +68,12 @@ static void *start(void *p)
 	learn_stack();
 	errno = 0;
 	cs_guard_drop();
-	return s.fn(s.arg);
+	/* Whether it returns or calls pthread_exit, the thread is exiting
+	 * after this: key destructors only (thread.c). */
+	pthread_cleanup_push(mark_done, NULL);
+	ret = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return ret;
 }
 
 CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
