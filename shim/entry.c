@@ -624,7 +624,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-int cs_entry_patch_all(void)
+int cs_entry_patch_all(int *held)
 {
 	struct module_list l = {0};
 	size_t i;
@@ -635,7 +635,24 @@ int cs_entry_patch_all(void)
 	dl_iterate_phdr(list_module, &l);
 	for (i = 0; i < l.n; i++) {
 		struct module_pass mp;
+		struct link_map *lm;
+		void *h = NULL;
 
+		/* Held loaded while its code is read and patched: once the
+		 * loader's lock is released another thread may dlclose it
+		 * (SIGSEGV reading its code, with threads loading and
+		 * unloading libraries).  One no longer loaded at the address
+		 * it was listed with is left alone. */
+		if (l.m[i].path[0]) {
+			h = dlopen(l.m[i].path, RTLD_LAZY | RTLD_NOLOAD);
+			if (!h)
+				continue;
+			*held = 1;
+			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm->l_addr != l.m[i].base) {
+				dlclose(h);
+				continue;
+			}
+		}
 		memset(&mp, 0, sizeof(mp));
 		mp.path = l.m[i].path;
 		mp.shown = *mp.path ? mp.path : "the program";
@@ -643,6 +660,8 @@ int cs_entry_patch_all(void)
 		mp.fresh = l.m[i].done < 0;
 		l.m[i].info.dlpi_name = l.m[i].path;
 		patch_module(&mp, &l.m[i].info);
+		if (h)
+			dlclose(h);
 		/* A module with deferred patches is tried again at the next
 		 * pass (the next dlopen); being old by then, only while the
 		 * process has one thread. */

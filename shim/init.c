@@ -69,11 +69,14 @@ static void patch_all(void)
 	int held = 0;
 
 	pthread_mutex_lock(&patch_lock);
+	int got_held = 0;
+
 	if (cs_g.settings.hook & CS_HOOK_ENTRY)
-		cs_entry_patch_all();
+		cs_entry_patch_all(&held);
 	if (cs_g.settings.hook & CS_HOOK_GOT)
-		cs_got_patch_all(&held);
-	if (held)
+		cs_got_patch_all(&got_held);
+	/* Dropping a pass's hold on a module may have unloaded it. */
+	if (held || got_held)
 		forget_unloaded();
 	pthread_mutex_unlock(&patch_lock);
 }

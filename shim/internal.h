@@ -578,8 +578,9 @@ void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
 /* Finds the functions matching the targets in every module not handled
  * yet, patches the entries that are safe (CACHESHIM_HOOK=entry|both) and
  * records the refused ones.  Called before cs_got_patch_all.  Returns the
- * number of functions patched. */
-int cs_entry_patch_all(void);
+ * number of functions patched; sets *held when it held a module loaded
+ * meanwhile (dropping the hold may have unloaded it). */
+int cs_entry_patch_all(int *held);
 /* True if a function at addr is entry-patched: its GOT slots stay as they
  * are (the entry catches those calls). */
 int cs_entry_is_patched(uint64_t addr);
