@@ -190,8 +190,8 @@ static void after_fork_child(void)
  * parent's file (shared memory), mixed into the parent's counts and
  * tearing them.  So the child runs unmeasured: plain stores only.  The
  * real _Fork is looked up in the constructor (dlsym is not
- * async-signal-safe); glibc's own fork calls its _Fork directly, not
- * through this. */
+ * async-signal-safe), or at the first call if that comes earlier; glibc's
+ * own fork calls its _Fork directly, not through this. */
 static pid_t (*real_Fork)(void);
 
 CS_EXPORT pid_t _Fork(void)

@@ -57,15 +57,6 @@ void *cs_stub_addr(unsigned idx)
 	return stubs + STUB_SIZE * (idx + 1);
 }
 
-int cs_stub_index(uint64_t addr)
-{
-	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;
-
-	if (!cs_stub_is(addr) || (addr - lo) % STUB_SIZE)
-		return -1;
-	return (int)((addr - lo) / STUB_SIZE);
-}
-
 int cs_stub_containing(uint64_t addr, uint64_t *offset)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)stubs + STUB_SIZE;
@@ -74,6 +65,14 @@ int cs_stub_containing(uint64_t addr, uint64_t *offset)
 		return -1;
 	*offset = (addr - lo) % STUB_SIZE;
 	return (int)((addr - lo) / STUB_SIZE);
+}
+
+int cs_stub_index(uint64_t addr)
+{
+	uint64_t off = 0;
+	int i = cs_stub_containing(addr, &off);
+
+	return i >= 0 && off == 0 ? i : -1;
 }
 
 int cs_stub_is(uint64_t addr)
