@@ -406,6 +406,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	static void *(*real)(const char *, int);
 	const void *caller = __builtin_return_address(0);
 	char path[PATH_MAX];
+	uint64_t mask;
 	void *h;
 	int saved, ours;
 
@@ -438,12 +439,12 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	if (!ours)
 		cs_modules_loader_usable(); /* the real dlopen got its lock */
 	if (h && cs_g.enabled && !cs_tls_guard) {
-		cs_guard_take();
+		cs_guard_take_quiet(&mask);
 		saved = errno;
 		cs_modules_scan();
 		patch_all();
 		errno = saved;
-		cs_guard_drop();
+		cs_guard_drop_quiet(&mask);
 	}
 	return h;
 }
@@ -595,6 +596,7 @@ CS_EXPORT int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
 CS_EXPORT int dlclose(void *handle)
 {
 	static int (*real)(void *);
+	uint64_t mask;
 	int ret, saved;
 
 	if (!real)
@@ -605,13 +607,13 @@ CS_EXPORT int dlclose(void *handle)
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
-		cs_guard_take();
+		cs_guard_take_quiet(&mask);
 		saved = errno;
 		pthread_mutex_lock(&patch_lock);
 		forget_unloaded();
 		pthread_mutex_unlock(&patch_lock);
 		errno = saved;
-		cs_guard_drop();
+		cs_guard_drop_quiet(&mask);
 	}
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "common/format.h"
+#include "shim/rawsys.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))
 
@@ -276,6 +277,25 @@ static inline __attribute__((always_inline)) void cs_guard_drop(void)
 {
 	if (--cs_tls_guard == 0)
 		cs_tls_guard_frame = 0;
+}
+
+/* The guard with the asynchronous signals blocked (shim/rawsys.h), for
+ * shim code that takes a while on a live thread (thread teardown, a
+ * patching pass): a program's signal handler calling a target inside it
+ * would pass through the guard neither measured nor counted; blocked, it
+ * runs right after, and its call is measured or counted as lost there.
+ * Never around a call of the program's own function (execve would pass
+ * the mask on). */
+static inline __attribute__((always_inline)) void cs_guard_take_quiet(uint64_t *mask)
+{
+	cs_signals_block(mask);
+	cs_guard_take();
+}
+
+static inline __attribute__((always_inline)) void cs_guard_drop_quiet(const uint64_t *mask)
+{
+	cs_guard_drop();
+	cs_signals_restore(mask);
 }
 
 /* The slow paths' locks (entry.c, got.c, modules.c, branchscan.c; init.c

@@ -146,14 +146,19 @@ static void thread_destroy(void *p)
 {
 	struct cs_thread *t = p;
 
+	uint64_t mask;
+
 	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
 	    pthread_setspecific(thread_key, t) == 0)
 		return;
-	cs_guard_take();
+	/* Signals blocked: the munmaps take a while, and a handler's call
+	 * inside would pass the guard uncounted (~7% of the handler calls
+	 * on short-lived threads signalled without pause). */
+	cs_guard_take_quiet(&mask);
 	cs_tls_thread = &disabled_thread;
 	cs_output_arena_release(&((struct cs_thread *)p)->arena);
 	thread_free(p);
-	cs_guard_drop();
+	cs_guard_drop_quiet(&mask);
 }
 
 /* Inserts into tab, which has room.  The slot's site is stored last: a
@@ -297,29 +302,6 @@ static inline uint64_t ticks(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* The slow paths run with the asynchronous signals blocked (the raw
- * rt_sigprocmask: no libc, errno untouched): a handler waits for the end
- * of the set-up, so its time is never taken for the shim's (and off the
- * enclosing call), it cannot start a slow path inside a slow path (whose
- * ticks would count twice), and it cannot jump out of one half-way.
- * Signals a fault raises (SIGSEGV, SIGBUS...) stay unblocked: blocked, the
- * kernel would kill the program for them. */
-static void block_signals(uint64_t *old)
-{
-	uint64_t all = ~0ull;
-
-	all &= ~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) | 1ull << (SIGILL - 1) |
-		 1ull << (SIGFPE - 1) | 1ull << (SIGTRAP - 1) | 1ull << (SIGSYS - 1));
-	if (cs_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)old, 8, 0, 0) != 0)
-		*old = ~0ull; /* marks "nothing to restore" */
-}
-
-static void restore_signals(const uint64_t *old)
-{
-	if (*old != ~0ull)
-		cs_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)old, 0, 8, 0, 0);
-}
-
 /* Adds the ticks since t0 to the thread's set-up total: cs_hot_exit takes
  * them off every measured call they ran inside. */
 static void account(struct cs_thread *t, uint64_t t0)
@@ -334,9 +316,14 @@ static void account(struct cs_thread *t, uint64_t t0)
 		__atomic_store_n(&t->block->setup_ticks, t->stolen, __ATOMIC_RELAXED);
 }
 
+/* The slow paths run with the asynchronous signals blocked
+ * (cs_signals_block): a handler waits for the end of the set-up, so its
+ * time is never taken for the shim's (and off the enclosing call), it
+ * cannot start a slow path inside a slow path (whose ticks would count
+ * twice), and it cannot jump out of one half-way. */
 uint64_t cs_thread_enter_slow(struct cs_frame *f)
 {
-	uint64_t mask, t0 = (block_signals(&mask), ticks());
+	uint64_t mask, t0 = (cs_signals_block(&mask), ticks());
 	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
@@ -380,7 +367,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	account(t, t0);
 	cs_hot_begin(t, f, site);
 	cs_guard_drop();
-	restore_signals(&mask);
+	cs_signals_restore(&mask);
 	return CS_ENTER_MEASURE;
 pass:
 	account(t, t0);
@@ -388,7 +375,7 @@ pass:
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
 	cs_guard_drop();
-	restore_signals(&mask);
+	cs_signals_restore(&mask);
 	return CS_ENTER_PASS;
 }
 
@@ -603,7 +590,7 @@ static void populate_windows(struct cs_thread *t, struct cs_series_block *sb, ui
 
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
-	uint64_t mask, t0 = (block_signals(&mask), ticks());
+	uint64_t mask, t0 = (cs_signals_block(&mask), ticks());
 	struct cs_thread *t = cs_tls_thread;
 	struct cs_site_block *site = f->site;
 
@@ -631,7 +618,7 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	 * above comes off the calls around it only. */
 	account(t, t0);
 	cs_hot_record(t, f);
-	restore_signals(&mask);
+	cs_signals_restore(&mask);
 	return 0;
 }
 

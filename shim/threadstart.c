@@ -59,15 +59,17 @@ static void mark_done(void *unused)
 static void *start(void *p)
 {
 	struct start s = *(struct start *)p;
+	uint64_t mask;
 	void *ret;
 
 	/* The shim's own calls: targets among them (malloc...) pass through
-	 * unmeasured.  errno is the new thread's, 0, for the program. */
-	cs_guard_take();
+	 * unmeasured, a signal handler's wait (cs_guard_take_quiet).  errno
+	 * is the new thread's, 0, for the program. */
+	cs_guard_take_quiet(&mask);
 	free(p);
 	learn_stack();
 	errno = 0;
-	cs_guard_drop();
+	cs_guard_drop_quiet(&mask);
 	/* Whether it returns or calls pthread_exit, the thread is exiting
 	 * after this: key destructors only (thread.c). */
 	pthread_cleanup_push(mark_done, NULL);
@@ -81,6 +83,7 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	struct start *s;
+	uint64_t mask;
 	int saved, ret;
 
 	if (!real)
@@ -91,22 +94,22 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	/* Not profiling (no target): nothing to learn. */
 	if (!__atomic_load_n(&cs_g.enabled, __ATOMIC_RELAXED))
 		return real(thread, attr, fn, arg);
-	cs_guard_take(); /* errno is read through a function that may be a target */
+	cs_guard_take_quiet(&mask); /* errno is read through a function that may be a target */
 	saved = errno;
 	s = malloc(sizeof(*s));
 	errno = saved;
-	cs_guard_drop();
+	cs_guard_drop_quiet(&mask);
 	if (!s)
 		return real(thread, attr, fn, arg); /* bounds that need no call */
 	s->fn = fn;
 	s->arg = arg;
 	ret = real(thread, attr, start, s);
 	if (ret) {
-		cs_guard_take();
+		cs_guard_take_quiet(&mask);
 		saved = errno;
 		free(s);
 		errno = saved;
-		cs_guard_drop();
+		cs_guard_drop_quiet(&mask);
 	}
 	return ret;
 }
