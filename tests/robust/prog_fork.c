@@ -9,6 +9,8 @@
  *                        before the fork.
  *   prog_fork _Fork K N  the same with _Fork (no fork handlers run): the
  *                        children's calls are not the parent's either.
+ *   prog_fork clone K N  the same with glibc's clone (a new process, no
+ *                        fork handlers), each child on a stack of its own.
  *   prog_fork vfork N PROG ARGS...
  *                        makes N/2 calls, vforks a child that execs PROG
  *                        with ARGS (the parent's memory is shared until
@@ -17,6 +19,8 @@
  * The children of fork make their calls from the call site of the
  * parent's first N/2, the parent makes its other calls from a new one.
  * Prints the sums; exits 1 if a child failed. */
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +93,41 @@ static int do_fork(int k, long n, pid_t (*fork_fn)(void))
 	return bad || s != expect(0, n);
 }
 
+static long clone_n;
+
+static int clone_child(void *arg)
+{
+	long from = 1000 * ((long)arg + 1);
+
+	return calls(from, clone_n) == expect(from, clone_n) ? 0 : 1;
+}
+
+/* do_fork with clone: the children run clone_child. */
+static int do_clone(int k, long n)
+{
+	static char stacks[64][64 * 1024] __attribute__((aligned(16)));
+	pid_t pid[64];
+	long s;
+	int i, bad = 0;
+
+	clone_n = n;
+	s = calls(0, n / 2);
+	fflush(stdout);
+	for (i = 0; i < k; i++) {
+		pid[i] = clone(clone_child, stacks[i] + sizeof(stacks[i]), SIGCHLD, (void *)(long)i);
+		if (pid[i] < 0) {
+			perror("clone");
+			return 1;
+		}
+	}
+	s += calls_late(n / 2, n - n / 2);
+	for (i = 0; i < k; i++)
+		bad |= wait_for(pid[i], 0);
+	printf("parent sum %ld (want %ld), %d children %s\n", s, expect(0, n), k,
+	       bad ? "FAILED" : "ok");
+	return bad || s != expect(0, n);
+}
+
 static int do_vfork(long n, char **argv)
 {
 	static char *const nothing[] = {"cs-no-such-program", NULL};
@@ -127,8 +166,10 @@ int main(int argc, char **argv)
 		return do_fork(atoi(argv[2]), atol(argv[3]), fork);
 	if (argc == 4 && !strcmp(argv[1], "_Fork") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
 		return do_fork(atoi(argv[2]), atol(argv[3]), _Fork);
+	if (argc == 4 && !strcmp(argv[1], "clone") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
+		return do_clone(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "vfork"))
 		return do_vfork(atol(argv[2]), argv + 3);
-	fprintf(stderr, "usage: %s fork|_Fork K N | vfork N PROG ARGS...\n", argv[0]);
+	fprintf(stderr, "usage: %s fork|_Fork|clone K N | vfork N PROG ARGS...\n", argv[0]);
 	return 2;
 }

@@ -4,7 +4,7 @@
 # without the calls its parent made before the fork; `cacheshim report`
 # merges the files and `cacheshim run` prints one table for the whole
 # process tree.  A parent and 8 children making 1,000 calls each: exactly
-# 9,000.  _Fork: its children run unmeasured, the parent's file holds
+# 9,000.  _Fork and clone: their children run unmeasured, the parent's file holds
 # only the parent's calls.  vfork: a child that execs (the parent's memory is shared until
 # then) leaves the parent's file intact, and so does one whose exec fails.
 set -eu
@@ -82,6 +82,29 @@ want_count Fork "function=rt_leaf,event=tsc" calls $N
 want_count Fork "function=rt_leaf,event=tsc" entered $N
 ! incomplete_said Fork || { show "$T/Fork.rerr"; fail "_Fork: the parent's file is incomplete"; }
 echo "_Fork: the parent's file has its own $N calls, its $K children none"
+
+# --- clone: a new process, no fork handler runs in its child ------------
+# glibc's clone without CLONE_VM makes a process as _Fork does, and its
+# child ran measured into the parent's file: 5,000 calls where the parent
+# made 1,000.  Its start routine is now entered through the shim, which
+# turns measuring off in the child first.
+plain_run cplain "$R/prog_fork" clone $K $N
+expect_status cplain 0
+mkdir "$T/clone"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/clone/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" clone $K $N >"$T/clone.out" 2>"$T/clone.err" || status=$?
+expect_status clone 0
+same_output cplain clone
+no_shim_lines clone
+nfiles=$(find "$T/clone" -type f | wc -l)
+[ "$nfiles" -eq 1 ] || fail "clone: $nfiles report files, want 1 (the parent's)"
+report_files clone "$T"/clone/out.* -- --by function
+want_count clone "function=rt_leaf,event=tsc" calls $N
+want_count clone "function=rt_leaf,event=tsc" entered $N
+! incomplete_said clone || { show "$T/clone.rerr"; fail "clone: the parent's file is incomplete"; }
+echo "clone: the parent's file has its own $N calls, its $K children none"
 
 # --- fork with glibc's and the shim's own calls as targets --------------
 # A child's calls before the shim's atfork child handler switched it to a
