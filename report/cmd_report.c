@@ -62,6 +62,26 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* Appends name to the list in buf of the options given that mode would
+ * not apply (silently dropping one is worse than refusing it). */
+static void unused(char *buf, size_t len, int given, const char *name)
+{
+	size_t n = strlen(buf);
+
+	if (given)
+		snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+/* Says which options mode (--series, --targets, --hist, --diff, a format)
+ * ignores, when some were given.  Returns 1 when it said so. */
+static int refuse_unused(const char *mode, const char *list)
+{
+	if (!list[0])
+		return 0;
+	cs_err("report: %s does not apply %s", mode, list);
+	return 1;
+}
+
 int cs_report_add_file(struct cs_report *r, const char *path)
 {
 	struct cs_file *f;
@@ -240,10 +260,69 @@ int cs_cmd_report(int argc, char **argv)
 		/* They hold every row, grouped by function: a cut or an order
 		 * asked for would silently not happen. */
 		cs_err("report: --sort and --top order and cut the table and the CSV; "
-		       "--format %s holds every row (select with --function, --module, --event)",
+		       "--format %s holds every row and event (select with --function, --module)",
 		       fmt == FMT_JSON ? "json" : "html");
 		cs_options_free(&args);
 		return CS_EXIT_USAGE;
+	}
+	{
+		char list[256] = "";
+		const char *mode = NULL;
+
+		if (args.diff) {
+			/* cs_options_diff prints a table or the CSV of plain values. */
+			mode = "--diff";
+			unused(list, sizeof(list), fmt == FMT_JSON, "--format json");
+			unused(list, sizeof(list), fmt == FMT_HTML, "--format html");
+			unused(list, sizeof(list), self, "--self");
+			unused(list, sizeof(list), o.nested, "--nested");
+			unused(list, sizeof(list), series, "--series");
+		} else if (targets) {
+			mode = "--targets";
+			unused(list, sizeof(list), args.nmod_globs, "--module");
+			unused(list, sizeof(list), args.nevents, "--event");
+			unused(list, sizeof(list), args.sort != NULL, "--sort");
+			unused(list, sizeof(list), args.top, "--top");
+			unused(list, sizeof(list), args.nderive, "--derive");
+			unused(list, sizeof(list), args.binomial, "--binomial");
+			unused(list, sizeof(list), args.cold, "--cold");
+			unused(list, sizeof(list), o.nested, "--nested");
+			unused(list, sizeof(list), self, "--self");
+			unused(list, sizeof(list), subtract, "--subtract-overhead");
+		} else if (series && (fmt == FMT_TABLE || fmt == FMT_CSV)) {
+			/* --self and --subtract-overhead are documented as not
+			 * applying to the series. */
+			mode = "--series";
+			unused(list, sizeof(list), args.nfn_globs, "--function");
+			unused(list, sizeof(list), args.nmod_globs, "--module");
+			unused(list, sizeof(list), args.nevents, "--event");
+			unused(list, sizeof(list), args.sort != NULL, "--sort");
+			unused(list, sizeof(list), args.top, "--top");
+			unused(list, sizeof(list), args.hist, "--hist");
+			unused(list, sizeof(list), args.nderive, "--derive");
+			unused(list, sizeof(list), args.binomial, "--binomial");
+			unused(list, sizeof(list), args.cold, "--cold");
+			unused(list, sizeof(list), o.nested, "--nested");
+		} else if (fmt == FMT_JSON || fmt == FMT_HTML) {
+			/* The document holds every event, both views and no
+			 * derived, binomial or cold/warm columns. */
+			mode = fmt == FMT_JSON ? "--format json" : "--format html";
+			unused(list, sizeof(list), args.nevents, "--event");
+			unused(list, sizeof(list), args.nderive, "--derive");
+			unused(list, sizeof(list), args.binomial, "--binomial");
+			unused(list, sizeof(list), args.cold, "--cold");
+			unused(list, sizeof(list), o.nested, "--nested");
+		} else if (args.hist) {
+			mode = "--hist";
+			unused(list, sizeof(list), args.nderive, "--derive");
+			unused(list, sizeof(list), args.binomial, "--binomial");
+			unused(list, sizeof(list), args.cold, "--cold");
+			unused(list, sizeof(list), o.nested, "--nested");
+		}
+		if (mode && refuse_unused(mode, list)) {
+			cs_options_free(&args);
+			return CS_EXIT_USAGE;
+		}
 	}
 	if (targets && (fmt == FMT_HTML || series || args.hist || args.diff)) {
 		cs_err("report: --targets prints a table, CSV or JSON, without --series, --hist "

@@ -169,8 +169,16 @@ for f in json html; do
 	for o in "--top 3" "--sort calls"; do
 		run_cmd "$CS_CMD" report $o -f $f "$T/escape.rpt"
 		expect_status $LINENO 2
-		expect_err $LINENO "report: --sort and --top order and cut the table and the CSV; --format $f holds every row (select with --function, --module, --event)"
+		expect_err $LINENO "report: --sort and --top order and cut the table and the CSV; --format $f holds every row and event (select with --function, --module)"
 	done
+done
+
+# Options JSON and HTML do not apply are refused too, never ignored.
+for f in json html; do
+	run_cmd "$CS_CMD" report --event tsc --binomial -f $f "$T/escape.rpt"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: --format $f does not apply --event, --binomial"
+	[ -s "$T/out" ] && fail $LINENO "--format $f --event: a report"
 done
 
 # The shim's set-up time: the thread blocks' sum, per file and in all; a

@@ -177,4 +177,24 @@ for bad in 0 -1 x 3x; do
 	expect_err $LINENO "report: --top wants a positive number, not '$bad'"
 done
 
+# Options a mode does not apply are refused, never silently ignored.
+check_refused()
+{
+	local line=$1 msg=$2
+
+	shift 2
+	run_cmd "$CS_CMD" report "$@"
+	expect_status "$line" 2
+	expect_err "$line" "$msg"
+	[ -s "$T/out" ] && fail "$line" "'report $*' printed a report"
+}
+check_refused $LINENO "report: --series does not apply --function, --event, --top" \
+	--series --function alpha --event tsc --top 1 "$V"
+check_refused $LINENO "report: --targets does not apply --module, --sort" \
+	--targets --module x --sort calls "$V"
+check_refused $LINENO "report: --hist does not apply --derive, --cold" \
+	--hist --derive x=tsc --cold "$V"
+check_refused $LINENO "report: --diff does not apply --format json, --self" \
+	--diff "$V" --format json --self "$V"
+
 finish
