@@ -336,6 +336,44 @@ static int pass_status(int status)
 	return 128 + sig;
 }
 
+/* Appends list to *acc with a comma: -e and -t may be repeated, like
+ * perf stat's -e (a second one silently replacing the first lost events
+ * or targets).  Returns 0 or -1 (said). */
+static int append_list(char **acc, const char *list)
+{
+	char *v;
+
+	if (!*acc) {
+		v = strdup(list);
+	} else if (asprintf(&v, "%s,%s", *acc, list) < 0) {
+		v = NULL;
+	}
+	if (!v) {
+		cs_err("out of memory");
+		return -1;
+	}
+	free(*acc);
+	*acc = v;
+	return 0;
+}
+
+/* LD_PRELOAD splits at spaces and colons and cannot quote: a library
+ * path with one would not be loaded, and the run measure nothing. */
+static int check_shim(const char *shim)
+{
+	if (strpbrk(shim, " \t\n:")) {
+		cs_err("run: cannot preload %s: LD_PRELOAD cannot hold a path with a space or "
+		       "a colon (set CACHESHIM_LIB to a path without)",
+		       shim);
+		return -1;
+	}
+	if (access(shim, R_OK) != 0) {
+		cs_err("run: cannot preload %s: %s", shim, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -344,7 +382,8 @@ int cs_cmd_run(int argc, char **argv)
 		{"hook", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *targets = NULL, *output = NULL, *hook = NULL, *shim;
+	const char *output = NULL, *hook = NULL, *shim;
+	char *events = NULL, *targets = NULL;
 	struct sigaction ign, old_int, old_quit, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
@@ -358,10 +397,12 @@ int cs_cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:t:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			events = optarg;
+			if (append_list(&events, optarg))
+				return CS_EXIT_FAIL;
 			break;
 		case 't':
-			targets = optarg;
+			if (append_list(&targets, optarg))
+				return CS_EXIT_FAIL;
 			break;
 		case 'o':
 			output = optarg;
@@ -396,6 +437,8 @@ int cs_cmd_run(int argc, char **argv)
 	}
 
 	shim = shim_path();
+	if (check_shim(shim))
+		return CS_EXIT_FAIL;
 	sid = new_session();
 	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);
 	if (set_env("CACHESHIM_SESSION", session) ||

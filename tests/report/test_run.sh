@@ -33,6 +33,21 @@ grep -qE "^P=$LIBM:/keep/me.so\|E=tsc,perf::PAGE-FAULTS\|T=malloc,rb_\*:arg2\|O=
 s2=$(sed 's/.*S=//' "$T/out")
 [ "$s1" != "$s2" ] || fail $LINENO "two runs got the same session $s1"
 
+# -e and -t may be repeated (like perf stat -e): the lists add up.
+run_cmd "$CS_CMD" run -e tsc -e perf::PAGE-FAULTS -t a -t 'b,c' -q -- sh -c "$show_env"
+expect_status $LINENO 0
+grep -qE "\|E=tsc,perf::PAGE-FAULTS\|T=a,b,c\|" "$T/out" ||
+	{ fail $LINENO "repeated -e and -t"; show "$T/out"; }
+
+# A library LD_PRELOAD cannot hold, or none there: said before running.
+CACHESHIM_LIB="$T/no such.so" run_cmd "$CS_CMD" run -q -- sh -c 'echo ran'
+expect_status $LINENO 1
+expect_err $LINENO "LD_PRELOAD cannot hold a path with a space or a colon"
+[ -s "$T/out" ] && fail $LINENO "the program ran without its library"
+CACHESHIM_LIB="$T/nosuch.so" run_cmd "$CS_CMD" run -q -- sh -c 'echo ran'
+expect_status $LINENO 1
+expect_err $LINENO "run: cannot preload $T/nosuch.so: No such file or directory"
+
 # Long options, and everything after PROG is PROG's.
 run_cmd "$CS_CMD" run --events=tsc --quiet sh -c 'echo "$0 $1 $CACHESHIM_EVENTS"' -e x
 expect_status $LINENO 0
