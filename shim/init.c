@@ -119,13 +119,18 @@ static void rewrite_targets(void)
  * which is shared memory, into the site blocks the parent's thread goes on
  * updating: counts of both processes mixed, and torn.  So the forking
  * thread passes every call through meanwhile: the guard is held, with a
- * frame no call can be above (guard_left in hotpath.c).  Per thread: two
- * threads may fork at once. */
+ * frame no call can be above (guard_left in hotpath.c).  Signals are
+ * blocked as long (cs_guard_take_quiet): a handler's call in the child
+ * while it sets up its own file would pass the guard uncounted; it comes
+ * after, measured into the child's file.  Per thread: two threads may
+ * fork at once. */
 static __thread unsigned fork_guard;
 static __thread uintptr_t fork_guard_frame;
+static __thread uint64_t fork_mask;
 
 static void before_fork(void)
 {
+	cs_signals_block(&fork_mask);
 	fork_guard = cs_tls_guard;
 	fork_guard_frame = cs_tls_guard_frame;
 	cs_tls_guard++;
@@ -136,6 +141,7 @@ static void after_fork_parent(void)
 {
 	cs_tls_guard = fork_guard;
 	cs_tls_guard_frame = fork_guard_frame;
+	cs_signals_restore(&fork_mask);
 }
 
 /* A forked child: the parent's counters and report file are not ours.
