@@ -3,7 +3,8 @@
  * process image is replaced (no destructor runs at exec), and reopened for
  * writing if exec fails.  The new program is profiled again when
  * LD_PRELOAD survives into it.  A vfork child (another pid sharing our
- * memory) must not touch the parent's file: nothing is done there. */
+ * memory) must not touch the parent's file: nothing is done there, and
+ * its target calls pass through (cs_vfork_prepare, shim/vfork.S). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +12,30 @@
 #include <unistd.h>
 
 #include "shim/internal.h"
+
+static pid_t no_vfork(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+/* vfork's C part (shim/vfork.S), in the parent before the system call:
+ * the calling thread's calls pass through from here until they are back
+ * in this process (cs_hot_enter).  Returns the real vfork. */
+pid_t (*cs_vfork_prepare(void))(void)
+{
+	static pid_t (*real)(void);
+	struct cs_thread *t = cs_tls_thread;
+
+	if (!real) {
+		cs_guard_take(); /* dlsym's own calls may be targets */
+		real = (pid_t(*)(void))dlsym(RTLD_NEXT, "vfork");
+		cs_guard_drop();
+	}
+	if (t && t->ready == 1)
+		t->ready = CS_THREAD_VFORKED;
+	return real ? real : no_vfork;
+}
 
 static int before_exec(void)
 {

@@ -396,6 +396,24 @@ static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
 	return 1;
 }
 
+/* Whether thread t, not ready, measures this call after all: yes if it
+ * called vfork and is back in its own process (vfork suspended it until
+ * the child execed or exited); not in the vfork child, whose calls are
+ * another process's (unmeasured, as _Fork's child's).  Otherwise a thread
+ * whose counters did not open, or that is exiting: the call is lost. */
+static __attribute__((noinline, cold)) int ready_now(struct cs_thread *t)
+{
+	if (t->ready == CS_THREAD_VFORKED) {
+		if (cs_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != cs_g.pid)
+			return 0;
+		t->ready = 1;
+		return 1;
+	}
+	if (cs_g.hdr)
+		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
 	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
@@ -408,12 +426,8 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 		return CS_ENTER_PASS;
 	if (!t)
 		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
-	if (!t->ready) {
-		/* A thread whose counters did not open, or that is exiting. */
-		if (cs_g.hdr)
-			__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(t->ready != 1, 0) && !ready_now(t))
 		return CS_ENTER_PASS;
-	}
 	/* After a dlclose the thread's call-site addresses may be stale. */
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
 		return CS_ENTER_SLOW;

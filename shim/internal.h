@@ -202,7 +202,9 @@ struct cs_nest {
 #define CS_NEST_DEPTH 16384u /* deeper calls are measured, not nested */
 
 struct cs_thread {
-	int ready; /* 0: not measuring in this thread (PASS) */
+	int ready; /* 0: not measuring in this thread (PASS); 1: measuring;
+		    * CS_THREAD_VFORKED: it called vfork (shim/vfork.S) */
+#define CS_THREAD_VFORKED 2
 	int group_fd; /* perf group leader, -1 when only tsc */
 	unsigned nperf; /* members of the group */
 	unsigned read_size; /* bytes of one group read */

@@ -19,7 +19,8 @@
  *                        makes N/2 calls, vforks a child that execs PROG
  *                        with ARGS (the parent's memory is shared until
  *                        then), then a second child whose exec fails and
- *                        that _exits; then the other N - N/2 calls.
+ *                        that _exits, each after one call of its own (not
+ *                        the parent's); then the other N - N/2 calls.
  * The children of fork make their calls from the call site of the
  * parent's first N/2, the parent makes its other calls from a new one.
  * Prints the sums; exits 1 if a child failed. */
@@ -183,12 +184,14 @@ static int do_vfork(long n, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
+		rt_leaf(-1); /* the child's, not the parent's */
 		execv(argv[0], argv);
 		_exit(126);
 	}
 	bad |= wait_for(pid, 0);
 	pid = vfork();
 	if (pid == 0) {
+		rt_leaf(-1);
 		execv("/nonexistent/cs-no-such-program", nothing);
 		_exit(127);
 	}

@@ -6,7 +6,8 @@
 # process tree.  A parent and 8 children making 1,000 calls each: exactly
 # 9,000.  _Fork and clone: their children run unmeasured, the parent's file holds
 # only the parent's calls.  vfork: a child that execs (the parent's memory is shared until
-# then) leaves the parent's file intact, and so does one whose exec fails.
+# then) leaves the parent's file intact, and so does one whose exec fails;
+# their calls before the exec are not the parent's (they were: N + 2).
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
