@@ -8,7 +8,8 @@
  * threads of the last 64 started (tgkill, a thread that is gone is
  * skipped) as fast as it can.  The handler calls rt_leaf too, so many
  * handler calls land while a thread starts or is being taken down, the
- * shim's own code running on it.
+ * shim's own code running on it.  Each thread waits for its first
+ * handler call before it exits.
  *
  * stdout is the same in every run; the number of handler calls goes to
  * stderr as "handled H": each of the R * T * K + H calls must be measured
@@ -17,6 +18,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #define RECENT 64
 
 static _Atomic long handled;
+static __thread volatile sig_atomic_t mine; /* a handler ran on this thread */
 static _Atomic int stop;
 static _Atomic pid_t recent[RECENT];
 static long calls_each;
@@ -38,6 +41,7 @@ static void on_usr1(int sig)
 	(void)sig;
 	rt_leaf(1);
 	handled++;
+	mine = 1;
 }
 
 static void *worker(void *arg)
@@ -56,6 +60,10 @@ static void *worker(void *arg)
 	}
 	for (i = 0; i < calls_each; i++)
 		rt_leaf(i);
+	/* At least one handler call per thread, however loaded the machine
+	 * (the signaller may get no CPU for a while). */
+	while (!mine)
+		sched_yield();
 	return NULL;
 }
 
