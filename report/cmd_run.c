@@ -170,6 +170,38 @@ static char *output_dir(const char *pattern, const char *prog)
 	return dir;
 }
 
+/* pattern made absolute: the launcher's directory, with each '%' doubled
+ * (the shim expands "%%" to one), before a relative pattern.  The shim
+ * opens its file when the program starts, or later in a child: a program
+ * that changes directory first (`sh -c 'cd x && ./prog'`) put a relative
+ * name elsewhere, and the summary found nothing.  Returns a malloc'd
+ * string, or NULL (said). */
+static char *absolute_pattern(const char *pattern)
+{
+	char cwd[PATH_MAX], *abs, *o;
+	const char *p;
+
+	if (pattern[0] == '/')
+		abs = strdup(pattern);
+	else if (!getcwd(cwd, sizeof(cwd))) {
+		cs_err("run: cannot get the current directory: %s", strerror(errno));
+		return NULL;
+	} else if ((abs = malloc(2 * strlen(cwd) + 1 + strlen(pattern) + 1)) != NULL) {
+		for (o = abs, p = cwd; *p; p++) {
+			if (*p == '%')
+				*o++ = '%';
+			*o++ = *p;
+		}
+		/* "/" alone needs no second slash. */
+		if (o[-1] != '/')
+			*o++ = '/';
+		strcpy(o, pattern);
+	}
+	if (!abs)
+		cs_err("out of memory");
+	return abs;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -382,8 +414,8 @@ int cs_cmd_run(int argc, char **argv)
 		{"hook", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *output = NULL, *hook = NULL, *shim;
-	char *events = NULL, *targets = NULL;
+	const char *output = NULL, *hook = NULL, *shim, *env_output;
+	char *events = NULL, *targets = NULL, *own_output = NULL;
 	struct sigaction ign, old_int, old_quit, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
@@ -436,6 +468,20 @@ int cs_cmd_run(int argc, char **argv)
 		return CS_EXIT_USAGE;
 	}
 
+	/* A pattern the launcher chooses (-o, or the default) is made
+	 * absolute, so that the files land where the summary looks whatever
+	 * directory the program moves to; one the user put in the
+	 * environment is the shim's business and is passed on as it is. */
+	env_output = getenv("CACHESHIM_OUTPUT");
+	if (output || !env_output || !env_output[0]) {
+		own_output = absolute_pattern(output ? output : DEFAULT_OUTPUT);
+		if (!own_output)
+			return CS_EXIT_FAIL;
+		output = own_output;
+	} else {
+		output = env_output;
+	}
+
 	shim = shim_path();
 	if (check_shim(shim))
 		return CS_EXIT_FAIL;
@@ -444,15 +490,10 @@ int cs_cmd_run(int argc, char **argv)
 	if (set_env("CACHESHIM_SESSION", session) ||
 	    (events && set_env("CACHESHIM_EVENTS", events)) ||
 	    (targets && set_env("CACHESHIM_TARGETS", targets)) ||
-	    (output && set_env("CACHESHIM_OUTPUT", output)) ||
+	    (own_output && set_env("CACHESHIM_OUTPUT", own_output)) ||
 	    (hook && set_env("CACHESHIM_HOOK", hook)) ||
 	    (quiet && set_env("CACHESHIM_QUIET", "1")) || prepend_preload(shim))
 		return CS_EXIT_FAIL;
-	if (!output) {
-		output = getenv("CACHESHIM_OUTPUT");
-		if (!output || !output[0])
-			output = DEFAULT_OUTPUT;
-	}
 
 	/* exec failures come back through a close-on-exec pipe: a child
 	 * that exits 127 on its own is not a failed exec. */

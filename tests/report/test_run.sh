@@ -19,9 +19,12 @@ unset CACHESHIM_EVENTS CACHESHIM_TARGETS CACHESHIM_OUTPUT CACHESHIM_QUIET \
 
 # The environment the program gets.
 show_env='echo "P=${LD_PRELOAD-unset}|E=${CACHESHIM_EVENTS-unset}|T=${CACHESHIM_TARGETS-unset}|O=${CACHESHIM_OUTPUT-unset}|Q=${CACHESHIM_QUIET-unset}|S=${CACHESHIM_SESSION-unset}"'
+# The default output pattern is made absolute (see below).
+cd "$T"
 run_cmd "$CS_CMD" run -q -- sh -c "$show_env"
+cd - >/dev/null
 expect_status $LINENO 0
-grep -qE "^P=$LIBM\|E=unset\|T=unset\|O=unset\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
+grep -qE "^P=$LIBM\|E=unset\|T=unset\|O=$T/cacheshim\.out\.%p\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
 	{ fail $LINENO "environment without options"; show "$T/out"; }
 s1=$(sed 's/.*S=//' "$T/out")
 
@@ -71,7 +74,28 @@ grep -q malloc "$T/err" && fail $LINENO "a file of another session was used"
 (cd "$T/runs" && "$CS_CMD" run -- "$MKFIXTURE" --fake-shim 0) >"$T/out" 2>"$T/err"
 status=$?
 expect_status $LINENO 0
-expect_err $LINENO "(1 report file in .)"
+expect_err $LINENO "(1 report file in $T/runs)"
+
+# A program that changes directory before the shim opens its file: the
+# launcher passes the default pattern and a relative -o as absolute
+# names (with a '%' of the directory doubled), so the files land, and are
+# found, where the launcher was started.
+mkdir "$T/cd%p" "$T/cd%p/sub" "$T/away"
+(cd "$T/cd%p" && "$CS_CMD" run -- sh -c 'cd "$0" && exec "$1" --fake-shim 0' "$T/away" \
+	"$MKFIXTURE") >"$T/out" 2>"$T/err"
+status=$?
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/cd%p)"
+ls "$T/cd%p"/cacheshim.out.* >/dev/null 2>&1 || fail $LINENO "no report file in $T/cd%p"
+(cd "$T/cd%p" && "$CS_CMD" run -o sub/r.%p -- sh -c 'cd "$0" && exec "$1" --fake-shim 0' \
+	"$T/away" "$MKFIXTURE") >"$T/out" 2>"$T/err"
+status=$?
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/cd%p/sub)"
+[ -z "$(ls "$T/away")" ] || fail $LINENO "a report file landed in the program's directory"
+# A CACHESHIM_OUTPUT of the user's own is passed on as it is.
+CACHESHIM_OUTPUT=rel.%p run_cmd "$CS_CMD" run -q -- sh -c 'echo "$CACHESHIM_OUTPUT"'
+expect_out $LINENO <<<"rel.%p"
 
 # Only files named by the output pattern are looked at (a directory like
 # /tmp may hold thousands of others): glob characters in it are literal,
