@@ -130,41 +130,50 @@ static int prepend_preload(const char *shim)
 	return ret;
 }
 
-/* The directory the shim writes into: the directory part of the output
- * pattern with %e and %% expanded.  Returns a malloc'd string or NULL
- * (with a message) when it cannot be known. */
-static char *output_dir(const char *pattern, const char *prog)
+/* Whether the directory part of the output pattern holds %c (a '%%'
+ * being a percent sign, not the start of one). */
+static int dir_has(const char *pattern, char c)
 {
 	const char *slash = strrchr(pattern, '/'), *p;
-	const char *base = cs_util_basename(prog);
-	size_t cap, n = 0;
+
+	for (p = pattern; slash && p < slash; p++) {
+		if (*p == '%' && p + 1 < slash && p[1] == c)
+			return 1;
+		if (*p == '%' && p + 1 < slash && p[1] == '%')
+			p++;
+	}
+	return 0;
+}
+
+/* The directory the shim writes into: the directory part of the output
+ * pattern with %% expanded.  Returns a malloc'd string or NULL (with a
+ * message) when it cannot be known: %p or %e in it (a pattern of the
+ * user's environment; -o is checked before the run).  %e is the base
+ * name of /proc/self/exe in each process, which a symlink, a script or an
+ * exec'd child makes differ from what the launcher ran. */
+static char *output_dir(const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/'), *p;
+	size_t n = 0;
 	char *dir;
 
 	if (!slash)
 		return strdup(".");
 	if (slash == pattern)
 		return strdup("/");
-	cap = (size_t)(slash - pattern) * (strlen(base) + 1) + 1;
-	dir = malloc(cap);
+	if (dir_has(pattern, 'p') || dir_has(pattern, 'e')) {
+		cs_warn("run: the output directory depends on the %s (%s): cannot collect the "
+			"report files",
+			dir_has(pattern, 'p') ? "pid" : "program name", pattern);
+		return NULL;
+	}
+	dir = malloc((size_t)(slash - pattern) + 1);
 	if (!dir)
 		return NULL;
 	for (p = pattern; p < slash; p++) {
-		if (*p == '%' && p + 1 < slash && p[1] == 'e') {
-			memcpy(dir + n, base, strlen(base));
-			n += strlen(base);
+		if (*p == '%' && p + 1 < slash && p[1] == '%')
 			p++;
-		} else if (*p == '%' && p + 1 < slash && p[1] == '%') {
-			dir[n++] = '%';
-			p++;
-		} else if (*p == '%' && p + 1 < slash && p[1] == 'p') {
-			free(dir);
-			cs_warn("run: the output directory depends on the pid (%s): cannot collect "
-				"the report files",
-				pattern);
-			return NULL;
-		} else {
-			dir[n++] = *p;
-		}
+		dir[n++] = *p;
 	}
 	dir[n] = '\0';
 	return dir;
@@ -313,7 +322,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	char *dir;
 	size_t n;
 
-	dir = output_dir(pattern, prog);
+	dir = output_dir(pattern);
 	if (!dir)
 		return;
 	r = cs_merge_new(CS_BY_FUNCTION);
@@ -465,6 +474,15 @@ int cs_cmd_run(int argc, char **argv)
 	}
 	if (output && !output[0]) {
 		cs_err("run: empty --output");
+		return CS_EXIT_USAGE;
+	}
+	/* The launcher would guess %e from PROG, the shim takes it from
+	 * /proc/self/exe: a symlink or a script and the summary looked in
+	 * the wrong directory. */
+	if (output && dir_has(output, 'e')) {
+		cs_err("run: --output '%s': %%e (the program name) may only be in the file "
+		       "name, not in the directory",
+		       output);
 		return CS_EXIT_USAGE;
 	}
 

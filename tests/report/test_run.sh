@@ -183,4 +183,17 @@ run_cmd "$CS_CMD" run --bogus true
 expect_status $LINENO 2
 expect_err $LINENO "usage: cacheshim run"
 
+# %e in the directory of -o: the shim's program name (/proc/self/exe) is
+# not the launcher's guess for a symlink or a script, so it is refused
+# before the program runs; %%e is a literal and fine.
+ln -s "$MKFIXTURE" "$T/linked"
+run_cmd "$CS_CMD" run -o "$T/d_%e/r.%p" -- "$T/linked" --fake-shim 0
+expect_status $LINENO 2
+expect_err $LINENO "run: --output '$T/d_%e/r.%p': %e (the program name) may only be in the file name, not in the directory"
+[ -e "$T/d_mkfixture" ] || [ -e "$T/d_linked" ] && fail $LINENO "the program ran"
+mkdir "$T/d_%e"
+run_cmd "$CS_CMD" run -o "$T/d_%%e/r.%p" -- "$T/linked" --fake-shim 0
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/d_%e)"
+
 finish
