@@ -211,6 +211,61 @@ static char *absolute_pattern(const char *pattern)
 	return abs;
 }
 
+/* The shim's limits on the output pattern (shim/settings.c, output.c):
+ * a longer CACHESHIM_OUTPUT is replaced by the default name, a file name
+ * longer than NAME_MAX cannot be created. */
+#define SHIM_OUTPUT_MAX 4095
+
+/* Checks, before the program runs, what would otherwise make every
+ * process of the run say "not profiling" (or write under another name)
+ * and the summary find nothing: a pattern the shim does not take, a
+ * directory that is not there or not writable.  what names where the
+ * pattern came from, given is the pattern as the user wrote it.  Returns
+ * 0, or an exit status (said). */
+static int check_output(const char *pattern, const char *what, const char *given)
+{
+	const char *slash = strrchr(pattern, '/'), *p;
+	size_t name = 0;
+	struct stat st;
+	char *dir;
+	int err = 0;
+
+	if (strlen(pattern) > SHIM_OUTPUT_MAX) {
+		cs_err("run: %s is %zu characters long%s; the shim takes at most %d", what,
+		       strlen(pattern), strcmp(pattern, given) ? " once made absolute" : "",
+		       SHIM_OUTPUT_MAX);
+		return CS_EXIT_USAGE;
+	}
+	/* The file name at its shortest: %p and %e one character each. */
+	for (p = slash ? slash + 1 : pattern; *p; p++, name++) {
+		if (*p == '%' && (p[1] == '%' || p[1] == 'p' || p[1] == 'e'))
+			p++;
+	}
+	if (name > NAME_MAX) {
+		cs_err("run: %s '%s': the file name is longer than %d characters", what, pattern,
+		       NAME_MAX);
+		return CS_EXIT_USAGE;
+	}
+	if (dir_has(pattern, 'p') || dir_has(pattern, 'e'))
+		return 0; /* the environment's: not known before the run */
+	dir = output_dir(pattern);
+	if (!dir) {
+		cs_err("out of memory");
+		return CS_EXIT_FAIL;
+	}
+	if (stat(dir, &st) != 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK) != 0)
+		err = errno;
+	if (err)
+		cs_err("run: %s '%s': cannot create files in %s: %s", what, pattern, dir,
+		       strerror(err));
+	free(dir);
+	return err ? CS_EXIT_FAIL : 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -423,12 +478,12 @@ int cs_cmd_run(int argc, char **argv)
 		{"hook", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *output = NULL, *hook = NULL, *shim, *env_output;
+	const char *output = NULL, *hook = NULL, *shim, *env_output, *given_output;
 	char *events = NULL, *targets = NULL, *own_output = NULL;
 	struct sigaction ign, old_int, old_quit, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
-	int c, quiet = 0, pfd[2], status, child_errno = 0;
+	int c, quiet = 0, pfd[2], status, child_errno = 0, ret;
 	char session[32];
 	uint64_t sid;
 	ssize_t n;
@@ -479,10 +534,10 @@ int cs_cmd_run(int argc, char **argv)
 	/* The launcher would guess %e from PROG, the shim takes it from
 	 * /proc/self/exe: a symlink or a script and the summary looked in
 	 * the wrong directory. */
-	if (output && dir_has(output, 'e')) {
-		cs_err("run: --output '%s': %%e (the program name) may only be in the file "
-		       "name, not in the directory",
-		       output);
+	if (output && (dir_has(output, 'e') || dir_has(output, 'p'))) {
+		cs_err("run: --output '%s': %s may only be in the file name, not in the "
+		       "directory",
+		       output, dir_has(output, 'e') ? "%e (the program name)" : "%p (the pid)");
 		return CS_EXIT_USAGE;
 	}
 
@@ -491,6 +546,7 @@ int cs_cmd_run(int argc, char **argv)
 	 * directory the program moves to; one the user put in the
 	 * environment is the shim's business and is passed on as it is. */
 	env_output = getenv("CACHESHIM_OUTPUT");
+	given_output = output;
 	if (output || !env_output || !env_output[0]) {
 		own_output = absolute_pattern(output ? output : DEFAULT_OUTPUT);
 		if (!own_output)
@@ -499,6 +555,14 @@ int cs_cmd_run(int argc, char **argv)
 	} else {
 		output = env_output;
 	}
+	if (given_output)
+		ret = check_output(output, "--output", given_output);
+	else if (own_output)
+		ret = check_output(output, "the default --output", DEFAULT_OUTPUT);
+	else
+		ret = check_output(output, "CACHESHIM_OUTPUT", output);
+	if (ret)
+		return ret;
 
 	shim = shim_path();
 	if (check_shim(shim))

@@ -191,6 +191,48 @@ run_cmd "$CS_CMD" run -o "$T/d_%e/r.%p" -- "$T/linked" --fake-shim 0
 expect_status $LINENO 2
 expect_err $LINENO "run: --output '$T/d_%e/r.%p': %e (the program name) may only be in the file name, not in the directory"
 [ -e "$T/d_mkfixture" ] || [ -e "$T/d_linked" ] && fail $LINENO "the program ran"
+# %p there too: documented as not allowed, and now refused up front.
+run_cmd "$CS_CMD" run -o "$T/d%p/x" -- sh -c 'echo ran'
+expect_status $LINENO 2
+expect_err $LINENO "run: --output '$T/d%p/x': %p (the pid) may only be in the file name, not in the directory"
+[ -s "$T/out" ] && fail $LINENO "the program ran"
+
+# An output the shim could not create, or would replace by its default
+# name: one line, and the program is not run.
+out_cases=(
+	$LINENO 1 "$T/nodir/x.%p" "run: --output '$T/nodir/x.%p': cannot create files in $T/nodir: No such file or directory"
+	$LINENO 1 "$T/basic.rpt/x.%p" "run: --output '$T/basic.rpt/x.%p': cannot create files in $T/basic.rpt: Not a directory"
+	$LINENO 2 "$T/$(printf '%*s' 4100 '' | tr ' ' a)" "run: --output is 41"
+	$LINENO 2 "$T/$(printf '%*s' 256 '' | tr ' ' a)" "the file name is longer than 255 characters"
+)
+for ((i = 0; i < ${#out_cases[@]}; i += 4)); do
+	run_cmd "$CS_CMD" run -o "${out_cases[i + 2]}" -- sh -c 'echo ran'
+	expect_status "${out_cases[i]}" "${out_cases[i + 1]}"
+	expect_err "${out_cases[i]}" "${out_cases[i + 3]}"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "${out_cases[i]}" "not one line"; show "$T/err"; }
+	[ -s "$T/out" ] && fail "${out_cases[i]}" "the program ran"
+done
+# A relative -o is measured once made absolute.
+(cd "$T" && "$CS_CMD" run -o "$(printf '%*s' 4090 '' | tr ' ' a)" -- sh -c 'echo ran') \
+	>"$T/out" 2>"$T/err"
+expect_err $LINENO "characters long once made absolute; the shim takes at most 4095"
+[ -s "$T/out" ] && fail $LINENO "the program ran"
+# 255 characters with %p and %e counted as one each is not too long.
+mkdir "$T/long"
+run_cmd "$CS_CMD" run -q -o "$T/long/%p%e$(printf '%*s' 253 '' | tr ' ' a)" -- sh -c 'echo ran'
+expect_out $LINENO <<<"ran"
+# The same checks for a CACHESHIM_OUTPUT of the environment.
+CACHESHIM_OUTPUT=nodir/x.%p run_cmd "$CS_CMD" run -- sh -c 'echo ran'
+expect_status $LINENO 1
+expect_err $LINENO "run: CACHESHIM_OUTPUT 'nodir/x.%p': cannot create files in nodir: No such file or directory"
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$T/ro" && chmod 555 "$T/ro"
+	run_cmd "$CS_CMD" run -o "$T/ro/x.%p" -- sh -c 'echo ran'
+	expect_status $LINENO 1
+	expect_err $LINENO "cannot create files in $T/ro: Permission denied"
+	[ -s "$T/out" ] && fail $LINENO "the program ran"
+fi
+
 mkdir "$T/d_%e"
 run_cmd "$CS_CMD" run -o "$T/d_%%e/r.%p" -- "$T/linked" --fake-shim 0
 expect_status $LINENO 0
