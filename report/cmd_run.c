@@ -453,6 +453,13 @@ static int append_list(char **acc, const char *list)
 	return 0;
 }
 
+/* Whether the comma-separated list has an entry that is not blank (the
+ * shim skips blank ones). */
+static int has_entry(const char *list)
+{
+	return list[strspn(list, ", \t\n\v\f\r")] != '\0';
+}
+
 /* LD_PRELOAD splits at spaces and colons and cannot quote: a library
  * path with one would not be loaded, and the run measure nothing. */
 static int check_shim(const char *shim)
@@ -493,10 +500,20 @@ int cs_cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:t:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
+			/* The shim would measure its default events, and for
+			 * -t nothing at all: not what was asked. */
+			if (!has_entry(optarg)) {
+				cs_err("run: -e '%s' names no event", optarg);
+				return CS_EXIT_USAGE;
+			}
 			if (append_list(&events, optarg))
 				return CS_EXIT_FAIL;
 			break;
 		case 't':
+			if (!has_entry(optarg)) {
+				cs_err("run: -t '%s' names no function", optarg);
+				return CS_EXIT_USAGE;
+			}
 			if (append_list(&targets, optarg))
 				return CS_EXIT_FAIL;
 			break;
@@ -529,6 +546,12 @@ int cs_cmd_run(int argc, char **argv)
 	}
 	if (output && !output[0]) {
 		cs_err("run: empty --output");
+		return CS_EXIT_USAGE;
+	}
+	/* Without targets the shim measures nothing ("not profiling"), and
+	 * the summary would only find no file. */
+	if (!targets && (!getenv("CACHESHIM_TARGETS") || !has_entry(getenv("CACHESHIM_TARGETS")))) {
+		cs_err("run: no functions to measure: give -t NAME (or set CACHESHIM_TARGETS)");
 		return CS_EXIT_USAGE;
 	}
 	/* The launcher would guess %e from PROG, the shim takes it from

@@ -16,6 +16,8 @@ LIBM=$(ldd "$CS_CMD" | awk '/libm\.so/ { print $3 }')
 export CACHESHIM_LIB=$LIBM
 unset CACHESHIM_EVENTS CACHESHIM_TARGETS CACHESHIM_OUTPUT CACHESHIM_QUIET \
 	CACHESHIM_SESSION LD_PRELOAD
+# A run needs targets (see below); the fake shim does not look at them.
+export CACHESHIM_TARGETS=fake_fn
 
 # The environment the program gets.
 show_env='echo "P=${LD_PRELOAD-unset}|E=${CACHESHIM_EVENTS-unset}|T=${CACHESHIM_TARGETS-unset}|O=${CACHESHIM_OUTPUT-unset}|Q=${CACHESHIM_QUIET-unset}|S=${CACHESHIM_SESSION-unset}"'
@@ -24,7 +26,7 @@ cd "$T"
 run_cmd "$CS_CMD" run -q -- sh -c "$show_env"
 cd - >/dev/null
 expect_status $LINENO 0
-grep -qE "^P=$LIBM\|E=unset\|T=unset\|O=$T/cacheshim\.out\.%p\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
+grep -qE "^P=$LIBM\|E=unset\|T=fake_fn\|O=$T/cacheshim\.out\.%p\|Q=1\|S=[1-9][0-9]*\$" "$T/out" ||
 	{ fail $LINENO "environment without options"; show "$T/out"; }
 s1=$(sed 's/.*S=//' "$T/out")
 
@@ -182,6 +184,28 @@ expect_err $LINENO "cacheshim: run: no program given"
 run_cmd "$CS_CMD" run --bogus true
 expect_status $LINENO 2
 expect_err $LINENO "usage: cacheshim run"
+
+# Nothing to measure, or an option that names nothing: the shim would
+# say "not profiling" (or measure its default events) and the summary find
+# no file.  Refused before the program runs.
+CACHESHIM_TARGETS= run_cmd "$CS_CMD" run -- sh -c 'echo ran'
+expect_status $LINENO 2
+expect_err $LINENO "run: no functions to measure: give -t NAME (or set CACHESHIM_TARGETS)"
+[ "$(wc -l <"$T/err")" -eq 1 ] || { fail $LINENO "not one line"; show "$T/err"; }
+[ -s "$T/out" ] && fail $LINENO "the program ran"
+(unset CACHESHIM_TARGETS && run_cmd "$CS_CMD" run -- sh -c 'echo ran' && exit $status)
+status=$?
+expect_status $LINENO 2
+CACHESHIM_TARGETS=' , ' run_cmd "$CS_CMD" run -- sh -c 'echo ran'
+expect_status $LINENO 2
+run_cmd "$CS_CMD" run -t '' -- sh -c 'echo ran'
+expect_status $LINENO 2
+expect_err $LINENO "run: -t '' names no function"
+[ -s "$T/out" ] && fail $LINENO "the program ran"
+run_cmd "$CS_CMD" run -e ' ,' -- sh -c 'echo ran'
+expect_status $LINENO 2
+expect_err $LINENO "run: -e ' ,' names no event"
+[ -s "$T/out" ] && fail $LINENO "the program ran"
 
 # %e in the directory of -o: the shim's program name (/proc/self/exe) is
 # not the launcher's guess for a symlink or a script, so it is refused
