@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cacheshim list: the events libpfm4 knows here, with their perf encoding,
  * and the presets (@cache, ...) of this PMU's recipe with their formulas. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -10,45 +9,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <perfmon/pfmlib_perf_event.h>
-
 #include "report/internal.h"
+#include "report/pfm.h"
 
 #define NAME_WIDTH 52 /* column where the encoding starts */
-
-/* libpfm4, loaded by `list` alone: linked into the command, its ~40,000
- * relocations were most of the start-up of `cacheshim run`. */
-static struct {
-	int (*initialize)(void);
-	void (*terminate)(void);
-	const char *(*strerror)(int code);
-	int (*encode)(const char *str, int dfl_plm, pfm_os_t os, void *arg);
-	int (*pmu_info)(pfm_pmu_t pmu, pfm_pmu_info_t *info);
-	int (*event_next)(int idx);
-	int (*event_info)(int idx, pfm_os_t os, pfm_event_info_t *info);
-	int (*attr_info)(int idx, int attr, pfm_os_t os, pfm_event_attr_info_t *info);
-} lp;
 
 /* Returns 0, or -1 with a message. */
 static int load_pfm(void)
 {
-	void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+	const char *why;
 
-	if (!h) {
-		cs_err("list: cannot load libpfm4: %s", dlerror());
-		return -1;
-	}
-	*(void **)&lp.initialize = dlsym(h, "pfm_initialize");
-	*(void **)&lp.terminate = dlsym(h, "pfm_terminate");
-	*(void **)&lp.strerror = dlsym(h, "pfm_strerror");
-	*(void **)&lp.encode = dlsym(h, "pfm_get_os_event_encoding");
-	*(void **)&lp.pmu_info = dlsym(h, "pfm_get_pmu_info");
-	*(void **)&lp.event_next = dlsym(h, "pfm_get_event_next");
-	*(void **)&lp.event_info = dlsym(h, "pfm_get_event_info");
-	*(void **)&lp.attr_info = dlsym(h, "pfm_get_event_attr_info");
-	if (!lp.initialize || !lp.terminate || !lp.strerror || !lp.encode || !lp.pmu_info ||
-	    !lp.event_next || !lp.event_info || !lp.attr_info) {
-		cs_err("list: libpfm.so.4 lacks a function this command needs");
+	if (cs_pfm_load(&why) < 0) {
+		cs_err("list: cannot load libpfm4: %s", why);
 		return -1;
 	}
 	return 0;
@@ -98,20 +70,15 @@ static int matches(const struct filter *f, const char *full)
 static int encode_attr(const char *ev, char *buf, size_t len, struct perf_event_attr *out)
 {
 	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
 	int n, ret;
 
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	ret = lp.encode(ev, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = cs_pfm_encode(ev, &attr);
 	if (ret == PFM_ERR_UMASK) {
 		snprintf(buf, len, "(needs a umask)");
 		return ret;
 	}
 	if (ret != PFM_SUCCESS) {
-		snprintf(buf, len, "(cannot encode: %s)", lp.strerror(ret));
+		snprintf(buf, len, "(cannot encode: %s)", cs_pfm.strerror(ret));
 		return ret;
 	}
 	n = snprintf(buf, len, "type %u config 0x%llx", attr.type, (unsigned long long)attr.config);
@@ -147,10 +114,10 @@ static void list_pmu(const pfm_pmu_info_t *pi, const struct filter *f, unsigned 
 	char full[512], um[640], enc[160], label[160];
 	int e, a, any_umask_match, header = 0;
 
-	for (e = pi->first_event; e != -1; e = lp.event_next(e)) {
+	for (e = pi->first_event; e != -1; e = cs_pfm.event_next(e)) {
 		memset(&ei, 0, sizeof(ei));
 		ei.size = sizeof(ei);
-		if (lp.event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+		if (cs_pfm.event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 			continue;
 		snprintf(full, sizeof(full), "%s::%s", pi->name, ei.name);
 		/* When only some umasks match, show the event with just
@@ -160,7 +127,8 @@ static void list_pmu(const pfm_pmu_info_t *pi, const struct filter *f, unsigned 
 			for (a = 0; a < ei.nattrs && !any_umask_match; a++) {
 				memset(&ai, 0, sizeof(ai));
 				ai.size = sizeof(ai);
-				if (lp.attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+				if (cs_pfm.attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+					    PFM_SUCCESS ||
 				    ai.type != PFM_ATTR_UMASK)
 					continue;
 				snprintf(um, sizeof(um), "%s:%s", full, ai.name);
@@ -180,7 +148,7 @@ static void list_pmu(const pfm_pmu_info_t *pi, const struct filter *f, unsigned 
 		for (a = 0; a < ei.nattrs; a++) {
 			memset(&ai, 0, sizeof(ai));
 			ai.size = sizeof(ai);
-			if (lp.attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+			if (cs_pfm.attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 			    ai.type != PFM_ATTR_UMASK)
 				continue;
 			snprintf(um, sizeof(um), "%s:%s", full, ai.name);
@@ -203,7 +171,7 @@ static int core_pmu(pfm_pmu_info_t *out)
 	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX + 512; i++) { /* newer libpfm4 */
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (lp.pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
+		if (cs_pfm.pmu_info((pfm_pmu_t)i, &pi) != PFM_SUCCESS || !pi.is_present ||
 		    pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		if (cs_preset_family_of(pi.name)) {
@@ -398,9 +366,9 @@ int cs_cmd_list(int argc, char **argv)
 	}
 	if (load_pfm() < 0)
 		return CS_EXIT_FAIL;
-	ret = lp.initialize();
+	ret = cs_pfm.initialize();
 	if (ret != PFM_SUCCESS) {
-		cs_err("list: cannot initialize libpfm4: %s", lp.strerror(ret));
+		cs_err("list: cannot initialize libpfm4: %s", cs_pfm.strerror(ret));
 		return CS_EXIT_FAIL;
 	}
 	if (f.pattern && f.pattern[0] == '@') {
@@ -409,17 +377,17 @@ int cs_cmd_list(int argc, char **argv)
 				     "amd64_fam17h)"
 				   : "list: libpfm4 does not know this CPU's PMU%s",
 			       pmu ? pmu : "; try --pmu NAME");
-			lp.terminate();
+			cs_pfm.terminate();
 			return pmu ? CS_EXIT_USAGE : CS_EXIT_FAIL;
 		}
 		ret = list_preset(f.pattern, cs_preset_bits(f.pattern), &pi, pmu != NULL);
-		lp.terminate();
+		cs_pfm.terminate();
 		return ret;
 	}
 	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX; i++) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (lp.pmu_info(i, &pi) != PFM_SUCCESS || !pi.is_present)
+		if (cs_pfm.pmu_info(i, &pi) != PFM_SUCCESS || !pi.is_present)
 			continue;
 		if (pmu && strcmp(pi.name, pmu) != 0)
 			continue;
@@ -428,7 +396,7 @@ int cs_cmd_list(int argc, char **argv)
 	}
 	if (!f.pattern && core_pmu(&pi) == 0)
 		preset_summary(&pi);
-	lp.terminate();
+	cs_pfm.terminate();
 	if (pmu && pmus == 0) {
 		cs_err("list: unknown PMU '%s' (libpfm4 names such as skl, icl, amd64_fam17h)",
 		       pmu);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "report/internal.h"
+#include "report/pfm.h"
 
 /* Signals that end or steer a program (kill's default, a hang-up, the
  * user signals, alarms) are passed on to it, as timeout(1) does, so that
@@ -460,6 +461,63 @@ static int has_entry(const char *list)
 	return list[strspn(list, ", \t\n\v\f\r")] != '\0';
 }
 
+/* Checks each event of list (from what: -e or CACHESHIM_EVENTS) as the
+ * shim will take it: tsc, a preset, or a name libpfm4 encodes here.  The
+ * shim leaves an unknown name out with a line on the program's stderr,
+ * and the run measures less than was asked; an event that is known but
+ * cannot be opened on this machine (no PMU) is the shim's to say.
+ * libpfm4 is loaded only when a name needs it (it costs milliseconds);
+ * when it cannot be, the shim says so itself.  Returns 0, or an exit
+ * status (said). */
+static int check_events(const char *list, const char *what)
+{
+	struct perf_event_attr attr;
+	char tok[CS_EVENT_NAME_MAX + 1];
+	const char *b = list, *e, *why;
+	int loaded = 0, ret = 0, r;
+	size_t n;
+
+	for (; !ret; b = e + 1) {
+		e = b + strcspn(b, ",");
+		while (b < e && strchr(" \t\n\v\f\r", *b))
+			b++;
+		for (n = (size_t)(e - b); n && strchr(" \t\n\v\f\r", b[n - 1]); n--)
+			;
+		if (n >= sizeof(tok) - 1) {
+			cs_err("run: %s: event '%.*s' is longer than %u characters", what, (int)n,
+			       b, CS_EVENT_NAME_MAX - 1);
+			ret = CS_EXIT_USAGE;
+		} else if (n) {
+			memcpy(tok, b, n);
+			tok[n] = '\0';
+			if (tok[0] == '@' && !cs_preset_bits(tok)) {
+				cs_err("run: %s: '%s' is not a preset (%s)", what, tok,
+				       CS_PRESET_NAMES);
+				ret = CS_EXIT_USAGE;
+			} else if (tok[0] != '@' && strcmp(tok, "tsc")) {
+				if (!loaded) {
+					loaded = -1;
+					if (cs_pfm_load(&why) == 0 &&
+					    cs_pfm.initialize() == PFM_SUCCESS)
+						loaded = 1;
+				}
+				r = loaded > 0 ? cs_pfm_encode(tok, &attr) : PFM_SUCCESS;
+				if (r != PFM_SUCCESS) {
+					cs_err("run: %s: event '%s': %s (`cacheshim list` shows "
+					       "the events known here)",
+					       what, tok, cs_pfm.strerror(r));
+					ret = CS_EXIT_USAGE;
+				}
+			}
+		}
+		if (!*e)
+			break;
+	}
+	if (loaded > 0)
+		cs_pfm.terminate();
+	return ret;
+}
+
 /* LD_PRELOAD splits at spaces and colons and cannot quote: a library
  * path with one would not be loaded, and the run measure nothing. */
 static int check_shim(const char *shim)
@@ -584,6 +642,13 @@ int cs_cmd_run(int argc, char **argv)
 		ret = check_output(output, "the default --output", DEFAULT_OUTPUT);
 	else
 		ret = check_output(output, "CACHESHIM_OUTPUT", output);
+	if (ret)
+		return ret;
+
+	if (events)
+		ret = check_events(events, "-e");
+	else if (getenv("CACHESHIM_EVENTS"))
+		ret = check_events(getenv("CACHESHIM_EVENTS"), "CACHESHIM_EVENTS");
 	if (ret)
 		return ret;
 

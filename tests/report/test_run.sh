@@ -207,6 +207,32 @@ expect_status $LINENO 2
 expect_err $LINENO "run: -e ' ,' names no event"
 [ -s "$T/out" ] && fail $LINENO "the program ran"
 
+# An event name libpfm4 does not know (the shim would leave it out and
+# measure less than asked), an unknown preset, a name longer than the
+# shim takes: refused before the run.  A known hardware event is not,
+# even where no PMU can count it: the shim says so when it starts.
+ev_cases=(
+	$LINENO -e nosuch_event "run: -e: event 'nosuch_event': event not found (\`cacheshim list\` shows the events known here)"
+	$LINENO -e "tsc, perf::NO_SUCH" "run: -e: event 'perf::NO_SUCH':"
+	$LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache,"
+	$LINENO -e "perf::$(printf '%*s' 70 '' | tr ' ' A)" "is longer than 63 characters"
+	$LINENO env nosuch_event "run: CACHESHIM_EVENTS: event 'nosuch_event': event not found"
+)
+for ((i = 0; i < ${#ev_cases[@]}; i += 4)); do
+	if [ "${ev_cases[i + 1]}" = env ]; then
+		CACHESHIM_EVENTS=${ev_cases[i + 2]} run_cmd "$CS_CMD" run -- sh -c 'echo ran'
+	else
+		run_cmd "$CS_CMD" run -e "${ev_cases[i + 2]}" -- sh -c 'echo ran'
+	fi
+	expect_status "${ev_cases[i]}" 2
+	expect_err "${ev_cases[i]}" "${ev_cases[i + 3]}"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "${ev_cases[i]}" "not one line"; show "$T/err"; }
+	[ -s "$T/out" ] && fail "${ev_cases[i]}" "the program ran"
+done
+run_cmd "$CS_CMD" run -q -e 'tsc,perf::CYCLES,perf::PAGE-FAULTS:u,@cache' -- sh -c 'echo ran'
+expect_status $LINENO 0
+expect_out $LINENO <<<"ran"
+
 # %e in the directory of -o: the shim's program name (/proc/self/exe) is
 # not the launcher's guess for a symlink or a script, so it is refused
 # before the program runs; %%e is a literal and fine.
