@@ -384,6 +384,13 @@ int cs_cmd_list(int argc, char **argv)
 		cs_pfm.terminate();
 		return ret;
 	}
+	/* libpfm4 finds the CPU's PMU by CPUID, which a virtual machine
+	 * passes on without the counters: its events would be listed with
+	 * encodings as if they counted. */
+	if (!pmu && no_pmu_here())
+		printf("note: no hardware PMU visible here (virtual machine?): hardware events "
+		       "would not count on this machine; software events (perf::PAGE-FAULTS, "
+		       "...) and tsc do\n");
 	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX; i++) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);

@@ -32,6 +32,23 @@ expect_status $LINENO 0
 grep -qE '^perf::PERF_COUNT_SW_PAGE_FAULTS +type 1 config 0x2$' "$T/out" ||
 	{ fail $LINENO "perf::PERF_COUNT_SW_PAGE_FAULTS not listed"; show "$T/out"; }
 
+# Where no hardware counter opens (a virtual machine), the full listing
+# says so, as @cache does, rather than list the CPU's events as if they
+# counted; with --pmu (another machine's PMU) it does not.
+"$CS_CMD" list @cache >"$T/preset.out" 2>/dev/null
+if [ -s "$T/preset.out" ]; then
+	note='note: no hardware PMU visible here (virtual machine?)'
+	run_cmd "$CS_CMD" list
+	expect_status $LINENO 0
+	if grep -qF "$note" "$T/preset.out"; then
+		head -1 "$T/out" | grep -qF "$note" || { fail $LINENO "no note on the missing PMU"; head -3 "$T/out" >&2; }
+	else
+		grep -qF "$note" "$T/out" && fail $LINENO "a note on a missing PMU where @cache has none"
+	fi
+	run_cmd "$CS_CMD" list --pmu skl
+	grep -qF "$note" "$T/out" && fail $LINENO "the note with --pmu"
+fi
+
 run_cmd "$CS_CMD" list --pmu no_such_pmu
 expect_status $LINENO 2
 expect_err $LINENO "cacheshim: list: unknown PMU 'no_such_pmu'"
