@@ -220,6 +220,10 @@ int cs_cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'd':
+			if (cs_util_check_dir("report: --debug-dir", optarg)) {
+				cs_options_free(&args);
+				return CS_EXIT_USAGE;
+			}
 			debug_dir = optarg;
 			break;
 		case 's':

@@ -37,6 +37,10 @@ char *cs_util_human(long double v, char *buf, size_t len);
 char *cs_util_human_u64(uint64_t v, char *buf, size_t len);
 /* Returns the part of path after its last '/', path itself if none. */
 const char *cs_util_basename(const char *path);
+/* Whether path is a directory: a directory option naming none was
+ * otherwise accepted silently (nothing found there).  Returns 0, or -1
+ * with "WHAT PATH: reason" said. */
+int cs_util_check_dir(const char *what, const char *path);
 /* Prints "cacheshim: ", the message and a newline on stderr. */
 void cs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like cs_err, with "warning: " before the message. */
@@ -361,6 +365,9 @@ struct cs_report {
 	 * (when any) are added.  fnmatch(3) patterns. */
 	char **fn_globs, **mod_globs;
 	size_t nfn_globs, nmod_globs;
+	/* mod_seen[i]: a site's caller module matched mod_globs[i] (any
+	 * target's), so that a glob no module matches can be said. */
+	unsigned char *mod_seen;
 	/* Set before adding files (--cold): rows keep their first calls. */
 	int cold;
 	/* Where the aggs of rows->aggs live (merge.c): allocated in chunks,

@@ -456,16 +456,29 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 		    const struct cs_site_block *s, const struct cs_target_block *t)
 {
 	const struct cs_module_block *m;
+	const char *base;
+	int hit = 0;
+	size_t i;
 
-	if (!glob_match(r->fn_globs, r->nfn_globs, t->name, NULL))
-		return 0;
+	/* Modules first, and every glob: the ones no caller matches, in any
+	 * target's sites, are said by cs_options_after. */
 	if (r->nmod_globs) {
 		m = s->module ? cs_reader_module(f, s->module) : NULL;
-		if (!m ||
-		    !glob_match(r->mod_globs, r->nmod_globs, m->path, cs_util_basename(m->path)))
+		if (!m)
+			return 0;
+		base = cs_util_basename(m->path);
+		for (i = 0; i < r->nmod_globs; i++) {
+			if (fnmatch(r->mod_globs[i], m->path, 0) == 0 ||
+			    fnmatch(r->mod_globs[i], base, 0) == 0) {
+				if (r->mod_seen)
+					r->mod_seen[i] = 1;
+				hit = 1;
+			}
+		}
+		if (!hit)
 			return 0;
 	}
-	return 1;
+	return glob_match(r->fn_globs, r->nfn_globs, t->name, NULL);
 }
 
 static int add_file_info(struct cs_report *r, const struct cs_file *f)
@@ -937,6 +950,7 @@ void cs_merge_free(struct cs_report *r)
 		free(m);
 	}
 	free(r->modules);
+	free(r->mod_seen);
 	for (i = 0; i < r->ncalib; i++)
 		cs_stats_free(r->calib[i]);
 	free(r->calib);

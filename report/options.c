@@ -128,6 +128,8 @@ int cs_options_parse(struct cs_options *a, int c, const char *arg)
 			a->nderive++;
 		break;
 	case CS_OPT_SEARCH:
+		if (cs_util_check_dir("report: --search-path", arg))
+			return -1;
 		ret = push(&a->search, &a->nsearch, arg);
 		break;
 	case CS_OPT_DIFF:
@@ -168,6 +170,11 @@ int cs_options_before(const struct cs_options *a, struct cs_report *r, struct cs
 	r->nfn_globs = a->nfn_globs;
 	r->mod_globs = a->mod_globs;
 	r->nmod_globs = a->nmod_globs;
+	if (a->nmod_globs) {
+		r->mod_seen = calloc(a->nmod_globs, 1);
+		if (!r->mod_seen)
+			return -ENOMEM;
+	}
 	r->cold = a->cold;
 	if (a->sort) {
 		/* Sorting by a cold or warm column needs the first calls too. */
@@ -231,6 +238,16 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 	for (i = 0; r->nfiles && i < a->nfn_globs; i++) {
 		if (!matches_a_function(r, a->fn_globs[i])) {
 			cs_err("report: --function %s: no function in the files matches", a->fn_globs[i]);
+			return CS_EXIT_USAGE;
+		}
+	}
+	/* The same for a module: an empty table with exit 0 looked like
+	 * "no calls from there". */
+	for (i = 0; r->nfiles && r->mod_seen && i < a->nmod_globs; i++) {
+		if (!r->mod_seen[i]) {
+			cs_err("report: --module %s: no call in the files is made from a matching "
+			       "module",
+			       a->mod_globs[i]);
 			return CS_EXIT_USAGE;
 		}
 	}

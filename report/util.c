@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Number formatting and messages shared by the report/ modules. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/internal.h"
 
@@ -211,4 +213,18 @@ char *cs_util_key_class(uint64_t key, char *buf, size_t len)
 		snprintf(buf, len, "%llu-%llu", (unsigned long long)key,
 			 (unsigned long long)(key | (key - 1)));
 	return buf;
+}
+
+int cs_util_check_dir(const char *what, const char *path)
+{
+	struct stat st;
+	int err = 0;
+
+	if (stat(path, &st) != 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	if (err)
+		cs_err("%s %s: %s", what, path, strerror(err));
+	return err ? -1 : 0;
 }

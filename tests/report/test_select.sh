@@ -171,6 +171,27 @@ for bad in nosuch '[' 'alpha['; do
 	expect_err $LINENO "report: --function $bad: no function in the files matches"
 	[ -s "$T/out" ] && fail $LINENO "--function $bad: a report"
 done
+# The same for a module glob that no caller's module matches (it printed
+# empty tables with exit 0), one of several included.
+for args in "--module nosuch" "--module libx.so --module nosuch" "--function alpha --module nosuch"; do
+	# shellcheck disable=SC2086 # the words of $args are options
+	run_cmd "$CS_CMD" report $args "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: --module nosuch: no call in the files is made from a matching module"
+	[ -s "$T/out" ] && fail $LINENO "$args: a report"
+done
+# A directory option naming no directory was accepted silently.
+for opt in --debug-dir -d --search-path; do
+	run_cmd "$CS_CMD" report "$opt" "$T/nosuch" "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO "report: ${opt/#-d/--debug-dir} $T/nosuch: No such file or directory"
+	[ -s "$T/out" ] && fail $LINENO "$opt: a report"
+	run_cmd "$CS_CMD" report "$opt" "$V" "$V"
+	expect_status $LINENO 2
+	expect_err $LINENO ": Not a directory"
+done
+run_cmd "$CS_CMD" report --debug-dir "$T" --search-path "$T" -f csv "$V"
+expect_status $LINENO 0
 for bad in 0 -1 x 3x; do
 	run_cmd "$CS_CMD" report --top "$bad" "$V"
 	expect_status $LINENO 2

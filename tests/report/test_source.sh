@@ -83,6 +83,7 @@ lines_in $LINENO
 mkdir -p "$T/renamed/deep/er"
 mv "$T/moved/prog_lines" "$T/renamed/deep/er/other-name"
 echo "not ELF" >"$T/renamed/prog_lines"
+mkdir "$T/nothing-here"
 run_cmd "$CS_CMD" report --search-path "$T/nothing-here" --search-path "$T/renamed" "$T/lines.rpt"
 expect_status $LINENO 0
 lines_in $LINENO
