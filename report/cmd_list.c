@@ -229,12 +229,65 @@ static int no_pmu_here(void)
 	return errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV;
 }
 
+/* Prints the PMUs that have a recipe, one a line, on stderr. */
+static void recipe_pmus(void)
+{
+	const struct cs_preset_family *const *ff;
+	unsigned i;
+
+	for (ff = cs_preset_families; *ff; ff++)
+		for (i = 0; (*ff)->pmus[i]; i++)
+			fprintf(stderr, "  %s (%s)\n", (*ff)->pmus[i], (*ff)->title);
+}
+
+/* Says why --pmu name gave nothing to list (for @PRESET when preset is
+ * set): a PMU this libpfm4 has but without a recipe (perf, perf_raw:
+ * not a CPU's core PMU), one a recipe is for but this libpfm4 is too old
+ * to have (adl_glc in 4.13), or a name nobody knows.  "unknown PMU"
+ * for the first two sent the user looking for another spelling.
+ * Returns the exit status. */
+static int pmu_not_listed(const char *name, const char *preset)
+{
+	const struct cs_preset_family *f = cs_preset_family_of(name);
+	pfm_pmu_info_t pi;
+	int i;
+
+	for (i = PFM_PMU_NONE; i < PFM_PMU_MAX + 512; i++) {
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (cs_pfm.pmu_info((pfm_pmu_t)i, &pi) == PFM_SUCCESS && pi.name &&
+		    !strcmp(pi.name, name))
+			break;
+	}
+	if (i < PFM_PMU_MAX + 512 && preset) {
+		cs_err("list: PMU '%s' (%s) has no %s: presets are recipes for a CPU's core PMU; "
+		       "recipes exist for:",
+		       name, pi.desc ? pi.desc : "", preset);
+		recipe_pmus();
+		return CS_EXIT_USAGE;
+	}
+	if (i < PFM_PMU_MAX + 512) {
+		/* Known, but libpfm4 would not make it present. */
+		cs_err("list: libpfm4 cannot make PMU '%s' present here", name);
+		return CS_EXIT_FAIL;
+	}
+	if (f) {
+		/* pfm_get_version() says 4.0 for 4.13: no number here. */
+		cs_err("list: this libpfm4 does not know PMU '%s', which cacheshim's %s recipe "
+		       "(%s) is for: it needs a newer libpfm4",
+		       name, f->name, f->title);
+		return CS_EXIT_FAIL;
+	}
+	cs_err("list: unknown PMU '%s' (libpfm4 names such as skl, icl, amd64_fam17h)", name);
+	return CS_EXIT_USAGE;
+}
+
 /* cacheshim list @PRESET: the recipe rows of the preset for pi, their
  * encodings and sources, the formulas they allow and the runs they need
  * when they do not fit in the counters. */
 static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *pi, int forced)
 {
-	const struct cs_preset_family *const *ff, *f = cs_preset_family_of(pi->name);
+	const struct cs_preset_family *f = cs_preset_family_of(pi->name);
 	const char *names[32];
 	char full[256], enc[160];
 	struct perf_event_attr attr;
@@ -243,9 +296,7 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 
 	if (!f) {
 		cs_err("list: no preset recipe for PMU '%s'; recipes exist for:", pi->name);
-		for (ff = cs_preset_families; *ff; ff++)
-			for (i = 0; (*ff)->pmus[i]; i++)
-				fprintf(stderr, "  %s (%s)\n", (*ff)->pmus[i], (*ff)->title);
+		recipe_pmus();
 		return CS_EXIT_FAIL;
 	}
 	mask = cs_preset_events(f, bits);
@@ -373,12 +424,15 @@ int cs_cmd_list(int argc, char **argv)
 	}
 	if (f.pattern && f.pattern[0] == '@') {
 		if (core_pmu(&pi) != 0 || (pmu && strcmp(pi.name, pmu) != 0)) {
-			cs_err(pmu ? "list: unknown PMU '%s' (libpfm4 names such as skl, icl, "
-				     "amd64_fam17h)"
-				   : "list: libpfm4 does not know this CPU's PMU%s",
-			       pmu ? pmu : "; try --pmu NAME");
+			if (pmu)
+				ret = pmu_not_listed(pmu, f.pattern);
+			else {
+				cs_err("list: libpfm4 does not know this CPU's PMU; try --pmu "
+				       "NAME");
+				ret = CS_EXIT_FAIL;
+			}
 			cs_pfm.terminate();
-			return pmu ? CS_EXIT_USAGE : CS_EXIT_FAIL;
+			return ret;
 		}
 		ret = list_preset(f.pattern, cs_preset_bits(f.pattern), &pi, pmu != NULL);
 		cs_pfm.terminate();
@@ -403,12 +457,12 @@ int cs_cmd_list(int argc, char **argv)
 	}
 	if (!f.pattern && core_pmu(&pi) == 0)
 		preset_summary(&pi);
-	cs_pfm.terminate();
 	if (pmu && pmus == 0) {
-		cs_err("list: unknown PMU '%s' (libpfm4 names such as skl, icl, amd64_fam17h)",
-		       pmu);
-		return CS_EXIT_USAGE;
+		ret = pmu_not_listed(pmu, NULL);
+		cs_pfm.terminate();
+		return ret;
 	}
+	cs_pfm.terminate();
 	if (shown == 0 && f.pattern)
 		cs_warn("list: no event matches '%s'", f.pattern);
 	fflush(stdout);

@@ -23,10 +23,8 @@ int cs_pfm_load(const char **why)
 	*(void **)&cs_pfm.event_next = dlsym(h, "pfm_get_event_next");
 	*(void **)&cs_pfm.event_info = dlsym(h, "pfm_get_event_info");
 	*(void **)&cs_pfm.attr_info = dlsym(h, "pfm_get_event_attr_info");
-	*(void **)&cs_pfm.version = dlsym(h, "pfm_get_version");
 	if (!cs_pfm.initialize || !cs_pfm.terminate || !cs_pfm.strerror || !cs_pfm.encode ||
-	    !cs_pfm.pmu_info || !cs_pfm.event_next || !cs_pfm.event_info || !cs_pfm.attr_info ||
-	    !cs_pfm.version) {
+	    !cs_pfm.pmu_info || !cs_pfm.event_next || !cs_pfm.event_info || !cs_pfm.attr_info) {
 		*why = "libpfm.so.4 lacks a function this command needs";
 		return -1;
 	}

@@ -16,7 +16,6 @@ struct cs_pfm {
 	int (*event_next)(int idx);
 	int (*event_info)(int idx, pfm_os_t os, pfm_event_info_t *info);
 	int (*attr_info)(int idx, int attr, pfm_os_t os, pfm_event_attr_info_t *info);
-	int (*version)(void);
 };
 
 extern struct cs_pfm cs_pfm;

@@ -52,6 +52,26 @@ fi
 run_cmd "$CS_CMD" list --pmu no_such_pmu
 expect_status $LINENO 2
 expect_err $LINENO "cacheshim: list: unknown PMU 'no_such_pmu'"
+run_cmd "$CS_CMD" list --pmu no_such_pmu @cache
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: list: unknown PMU 'no_such_pmu'"
+
+# A PMU libpfm4 has, but not a core PMU: it has no presets (it is not
+# unknown, `list --pmu perf` lists it).
+run_cmd "$CS_CMD" list --pmu perf @cache
+expect_status $LINENO 2
+expect_err $LINENO "list: PMU 'perf' (perf_events generic PMU) has no @cache: presets are recipes for a CPU's core PMU; recipes exist for:"
+expect_err $LINENO "  skl ("
+# A PMU a recipe is for that this libpfm4 lacks (adl_glc before 4.14):
+# not unknown either.
+for args in "--pmu adl_glc @all" "--pmu adl_glc"; do
+	# shellcheck disable=SC2086 # the words of $args are arguments
+	run_cmd "$CS_CMD" list $args
+	[ "$status" -eq 0 ] && continue # a libpfm4 that has it
+	expect_status $LINENO 1
+	expect_err $LINENO "list: this libpfm4 does not know PMU 'adl_glc', which cacheshim's intel_adl recipe"
+	expect_err $LINENO "it needs a newer libpfm4"
+done
 
 run_cmd "$CS_CMD" list --pmu skl NO_SUCH_EVENT_AT_ALL
 expect_status $LINENO 0
