@@ -55,7 +55,8 @@ static void usage(FILE *out)
 	      "                         (CACHESHIM_OUTPUT, default cacheshim.out.%p)\n"
 	      "      --hook HOW         how calls are caught: entry, got or both\n"
 	      "                         (CACHESHIM_HOOK, default both)\n"
-	      "  -q, --quiet            no summary, no shim messages (CACHESHIM_QUIET=1)\n"
+	      "  -q, --quiet            no summary, and no informational shim lines\n"
+	      "                         (CACHESHIM_QUIET=1); its warnings stay\n"
 	      "  -h, --help             this text\n",
 	      out);
 }
