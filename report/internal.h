@@ -37,6 +37,11 @@ char *cs_util_human(long double v, char *buf, size_t len);
 char *cs_util_human_u64(uint64_t v, char *buf, size_t len);
 /* Returns the part of path after its last '/', path itself if none. */
 const char *cs_util_basename(const char *path);
+/* Copies s into buf (len bytes) with each control character written as
+ * \n, \t, \r or \xHH: a name with a newline broke the table's rows, and
+ * an escape sequence reached the terminal.  Cut at a whole character or
+ * escape.  Returns buf. */
+char *cs_util_escape_ctl(const char *s, char *buf, size_t len);
 /* Whether path is a directory: a directory option naming none was
  * otherwise accepted silently (nothing found there).  Returns 0, or -1
  * with "WHAT PATH: reason" said. */

@@ -50,7 +50,7 @@ static void event_list(FILE *out, const struct cs_report *r)
 void cs_table_summary(FILE *out, const struct cs_report *r)
 {
 	size_t i, j, shown = 0;
-	char b1[48], b2[48];
+	char b1[48], b2[48], prog[4 * CS_PROGRAM_MAX];
 
 	/* Distinct programs, in file order. */
 	fputs("program:  ", out);
@@ -61,7 +61,9 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 		if (j < i)
 			continue;
 		fprintf(out, "%s%s", shown++ ? ", " : "",
-			r->files[i].program[0] ? r->files[i].program : "?");
+			r->files[i].program[0]
+				? cs_util_escape_ctl(r->files[i].program, prog, sizeof(prog))
+				: "?");
 	}
 	fprintf(out, "\n%s ", r->nfiles == 1 ? "pid:     " : "pids:    ");
 	for (i = 0; i < r->nfiles && i < MAX_PIDS_SHOWN; i++)
@@ -311,16 +313,13 @@ static void stat_cell(const struct cs_summary *s, int col, char *buf, size_t len
 static void text_cell(struct cs_view *v, size_t i, int col, int truncate, char *buf, size_t len)
 {
 	const char *t = cs_view_text(v, i, col);
-	size_t n;
 
 	/* The table has the base name: the CSV has the whole path. */
 	if (col == CS_COL_SOURCE)
 		t = cs_util_basename(t);
-	n = strlen(t);
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, t, n);
-	buf[n] = '\0';
+	/* Names are the program's bytes: no control character reaches the
+	 * terminal (CSV, JSON and HTML quote them their own way). */
+	cs_util_escape_ctl(t, buf, len);
 	cut(buf, truncate);
 }
 

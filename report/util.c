@@ -228,3 +228,37 @@ int cs_util_check_dir(const char *what, const char *path)
 		cs_err("%s %s: %s", what, path, strerror(err));
 	return err ? -1 : 0;
 }
+
+char *cs_util_escape_ctl(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0, n;
+	unsigned char c;
+	char e[4];
+
+	if (!len)
+		return buf;
+	for (; *s; s++) {
+		c = (unsigned char)*s;
+		if (c >= 0x20 && c != 0x7f) {
+			e[0] = (char)c;
+			n = 1;
+		} else if (c == '\n' || c == '\t' || c == '\r') {
+			e[0] = '\\';
+			e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+			n = 2;
+		} else {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[c >> 4];
+			e[3] = hex[c & 15];
+			n = 4;
+		}
+		if (o + n >= len)
+			break; /* whole escapes only */
+		memcpy(buf + o, e, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}

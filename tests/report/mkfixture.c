@@ -678,6 +678,23 @@ static int escape(void)
 	return ret;
 }
 
+/* ctl.rpt: control characters in the names (a newline, an escape
+ * sequence, a tab), which the table must not print raw. */
+static int ctl(void)
+{
+	struct fx *f = fx_new("/usr/bin/p\x1b[2Jq", 961, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/li\tb.so", NULL, 0, 0);
+	uint32_t t1 = fx_target(f, "new\nline", m, 0, CS_HOOK_GOT);
+	uint32_t t2 = fx_target(f, "\x1b[31mred\x7f", m, 0, CS_HOOK_GOT);
+	int ret;
+
+	call2(f, fx_site(f, t1, 961, m, 0x10, CS_KEY_NONE), 7, 0);
+	call2(f, fx_site(f, t2, 961, m, 0x20, CS_KEY_NONE), 9, 0);
+	ret = fx_write(f, out("ctl.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* The targets of one process of /usr/bin/prog, one of each kind of
  * catching: prog is loaded at prog_base, libfoo.so.1 at foo_base.  Second
  * (process b, second != 0): another load address, the same functions,
@@ -952,6 +969,7 @@ int main(int argc, char **argv)
 	ret |= badmax();
 	ret |= classes();
 	ret |= escape();
+	ret |= ctl();
 	ret |= targets();
 	ret |= setup();
 	/* Keep the compiler from folding the function away. */
