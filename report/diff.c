@@ -325,7 +325,7 @@ static void print_csv(FILE *out, const struct dline *lines, size_t n, const char
 static void print_table(FILE *out, const struct dline *lines, size_t n, int by_fn)
 {
 	size_t w[NCOLS + 3], i, k, len;
-	char buf[NCOLS + 3][CS_FUNCTION_MAX];
+	char buf[NCOLS + 3][4 * CS_FUNCTION_MAX];
 	int c;
 
 	for (k = 0; k < NCOLS + 3; k++)
@@ -335,9 +335,12 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 		for (i = 0; i <= n; i++) {
 			const struct dline *l = i ? &lines[i - 1] : NULL;
 
-			snprintf(buf[0], sizeof(buf[0]), "%s", l ? l->row->fn : "function");
-			snprintf(buf[1], sizeof(buf[1]), "%s", l ? l->row->cs : "callsite");
-			snprintf(buf[2], sizeof(buf[2]), "%s", l ? l->row->mod : "module");
+			/* Names are the program's bytes: no control character
+			 * reaches the terminal, and the widths are those of
+			 * the escaped text (the CSV quotes them). */
+			cs_util_escape_ctl(l ? l->row->fn : "function", buf[0], sizeof(buf[0]));
+			cs_util_escape_ctl(l ? l->row->cs : "callsite", buf[1], sizeof(buf[1]));
+			cs_util_escape_ctl(l ? l->row->mod : "module", buf[2], sizeof(buf[2]));
 			for (c = 0; c < NCOLS; c++) {
 				if (l)
 					format(l, c, 0, buf[c + 3], sizeof(buf[c + 3]));
@@ -374,7 +377,7 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 	struct dline *lines = NULL;
 	struct devent *ev = NULL;
 	size_t nev = 0, nrows, i, e, n;
-	char col[64];
+	char col[64], name[4 * CS_EVENT_NAME_MAX];
 	const char *colon;
 	int ret = 0, c;
 
@@ -439,7 +442,7 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 			print_csv(out, lines, n, ev[e].name);
 			continue;
 		}
-		fprintf(out, "\n%s\n", ev[e].name);
+		fprintf(out, "\n%s\n", cs_util_escape_ctl(ev[e].name, name, sizeof(name)));
 		if (nrows == 0)
 			fputs("  no calls recorded\n", out);
 		else

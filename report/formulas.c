@@ -296,11 +296,17 @@ static int cmp_flines(const void *a, const void *b)
 static void fill_fline(struct fline *l, const struct cs_report *r, const struct cs_formula *d,
 		       const struct cs_row *row, struct cs_symbols *syms)
 {
+	char fn[CS_FUNCTION_MAX], cs[FCELL], mod[FCELL];
 	struct cs_formula_value v;
 	unsigned c;
 
-	cs_merge_function(row, l->cell[F_FUNCTION], FCELL);
-	cs_output_callsite(r, row, syms, l->cell[F_CALLSITE], FCELL, l->cell[F_MODULE], FCELL);
+	cs_merge_function(row, fn, sizeof(fn));
+	cs_output_callsite(r, row, syms, cs, sizeof(cs), mod, sizeof(mod));
+	/* Names are the program's bytes: no control character reaches the
+	 * terminal (the CSV quotes them). */
+	cs_util_escape_ctl(fn, l->cell[F_FUNCTION], FCELL);
+	cs_util_escape_ctl(cs, l->cell[F_CALLSITE], FCELL);
+	cs_util_escape_ctl(mod, l->cell[F_MODULE], FCELL);
 	for (c = F_FUNCTION; c <= F_MODULE; c++)
 		if (strlen(l->cell[c]) > 60)
 			memcpy(l->cell[c] + 57, "...", 4);

@@ -211,7 +211,7 @@ static int cmp_fn(const void *x, const void *y)
 
 int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_opts *o)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], name[4 * CS_FUNCTION_MAX];
 	struct fn *f, **p;
 	size_t ev, n, i, k, shown = 0;
 
@@ -226,7 +226,9 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 		ev = o->event_order ? o->event_order[k] : k;
 		if (o->event_shown && !o->event_shown[ev])
 			continue;
-		fprintf(out, "\n%s\n", r->events[ev].name);
+		/* Names are the program's bytes: no control character
+		 * reaches the terminal. */
+		fprintf(out, "\n%s\n", cs_util_escape_ctl(r->events[ev].name, name, sizeof(name)));
 		shown++;
 		if (cs_merge_not_counted(r, ev)) {
 			fputs("  not counted (the event could not be opened)\n", out);
@@ -245,12 +247,13 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 		if (n == 0)
 			fputs("  no calls recorded\n", out);
 		for (i = 0; i < n && (!o->top || i < o->top); i++) {
+			cs_util_escape_ctl(p[i]->name, name, sizeof(name));
 			if (!p[i]->have) {
-				fprintf(out, "  %s: no calls with values\n", p[i]->name);
+				fprintf(out, "  %s: no calls with values\n", name);
 				continue;
 			}
-			fprintf(out, "  %s: %s call%s, mean %s, p50 %s, p99 %s, max %s\n",
-				p[i]->name, cs_util_human((long double)p[i]->s.n, b1, sizeof(b1)),
+			fprintf(out, "  %s: %s call%s, mean %s, p50 %s, p99 %s, max %s\n", name,
+				cs_util_human((long double)p[i]->s.n, b1, sizeof(b1)),
 				p[i]->s.n == 1 ? "" : "s",
 				cs_util_human(p[i]->s.mean, b2, sizeof(b2)),
 				cs_util_human((long double)p[i]->s.p50, b3, sizeof(b3)),

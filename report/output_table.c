@@ -38,10 +38,12 @@ void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
 
 static void event_list(FILE *out, const struct cs_report *r)
 {
+	char name[4 * CS_EVENT_NAME_MAX];
 	size_t i;
 
 	for (i = 0; i < r->nevents; i++)
-		fprintf(out, "%s%s%s", i ? ", " : "", r->events[i].name,
+		fprintf(out, "%s%s%s", i ? ", " : "",
+			cs_util_escape_ctl(r->events[i].name, name, sizeof(name)),
 			cs_merge_not_counted(r, i) ? " (not counted)" : "");
 	if (r->nevents == 0)
 		fputs("none", out);
@@ -50,7 +52,7 @@ static void event_list(FILE *out, const struct cs_report *r)
 void cs_table_summary(FILE *out, const struct cs_report *r)
 {
 	size_t i, j, shown = 0;
-	char b1[48], b2[48], prog[4 * CS_PROGRAM_MAX];
+	char b1[48], b2[48], prog[4 * CS_PROGRAM_MAX], name[4 * CS_EVENT_NAME_MAX];
 
 	/* Distinct programs, in file order. */
 	fputs("program:  ", out);
@@ -92,7 +94,8 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 
 		if (!c || cs_merge_not_counted(r, i))
 			continue;
-		fprintf(out, "%s%s %s", shown++ ? ", " : "overhead: ", r->events[i].name,
+		fprintf(out, "%s%s %s", shown++ ? ", " : "overhead: ",
+			cs_util_escape_ctl(r->events[i].name, name, sizeof(name)),
 			cs_util_human((long double)cs_stats_percentile(c, 0.5), b1, sizeof(b1)));
 	}
 	if (shown)
@@ -115,10 +118,11 @@ static void cut(char *s, int truncate)
 static void event_title(FILE *out, const struct cs_report *r, size_t ev)
 {
 	const struct cs_event_info *e = &r->events[ev];
+	char name[4 * CS_EVENT_NAME_MAX];
 	uint64_t hz = 0;
 	size_t i;
 
-	fprintf(out, "%s", e->name);
+	fputs(cs_util_escape_ctl(e->name, name, sizeof(name)), out);
 	if (e->kind == CS_EVENT_TSC) {
 		for (i = 0; i < r->nfiles && !hz; i++)
 			hz = r->files[i].tsc_hz;

@@ -110,20 +110,31 @@ static const char *const tc_title[TC_N] = {
 	"function", "module", "address", "how caught", "hidden", "calls", "reason",
 };
 
+/* A copy of s with its control characters escaped (the table's cells are
+ * the file's bytes: no control character reaches the terminal; the CSV
+ * and the JSON quote them their own way).  NULL when out of memory. */
+static char *escaped(const char *s)
+{
+	size_t len = 4 * strlen(s) + 1;
+	char *e = malloc(len);
+
+	return e ? cs_util_escape_ctl(s, e, len) : NULL;
+}
+
 /* Fills cells[TC_N] (each malloc'd) for t.  Returns 0 or -ENOMEM. */
 static int row_cells(const struct cs_target_info *t, char **cells)
 {
 	char buf[2048];
 	int i;
 
-	cells[TC_FUNCTION] = strdup(t->k.name);
-	cells[TC_MODULE] = strdup(t->mod ? cs_util_basename(t->mod->path) : "?");
-	cells[TC_ADDRESS] = strdup(cs_targets_address(t, buf, sizeof(buf)));
+	cells[TC_FUNCTION] = escaped(t->k.name);
+	cells[TC_MODULE] = escaped(t->mod ? cs_util_basename(t->mod->path) : "?");
+	cells[TC_ADDRESS] = escaped(cs_targets_address(t, buf, sizeof(buf)));
 	cells[TC_HOW] = strdup(how_text(t, buf, sizeof(buf)));
 	cells[TC_HIDDEN] = strdup(t->how & CS_HOOK_HIDDEN ? "hidden" : "");
 	cs_util_u128(t->calls, buf, sizeof(buf));
 	cells[TC_CALLS] = strdup(buf);
-	cells[TC_REASON] = strdup(cs_targets_reason(t, buf, sizeof(buf)));
+	cells[TC_REASON] = escaped(cs_targets_reason(t, buf, sizeof(buf)));
 	for (i = 0; i < TC_N; i++)
 		if (!cells[i])
 			return -ENOMEM;

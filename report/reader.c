@@ -787,11 +787,14 @@ static int walk(struct cs_file *f)
 		return -ENOMEM;
 	for (i = 0; i < f->ntargets; i++) {
 		const struct cs_target_block *t = f->targets[i];
+		char name[4 * CS_TARGET_NAME_MAX];
 
-		/* Only a note: report/ does not use the defining module. */
+		/* Only a note: report/ does not use the defining module.  The
+		 * name is the program's bytes: its control characters are
+		 * escaped before they reach the terminal. */
 		if (t->module && !cs_reader_module(f, t->module))
 			damage(f, "target %u (%s) refers to module %u, which does not exist", t->id,
-			       t->name, t->module);
+			       cs_util_escape_ctl(t->name, name, sizeof(name)), t->module);
 	}
 	for (i = 0, k = 0; i < f->nsites; i++) {
 		const struct cs_site_block *s = f->sites[i];

@@ -295,9 +295,12 @@ out:
 
 static void line_title(FILE *out, const struct cs_report *r, const struct cs_series_line *l)
 {
-	char b[48];
+	char b[48], target[4 * CS_FUNCTION_MAX], event[4 * CS_EVENT_NAME_MAX];
 
-	fprintf(out, "%s, %s: ", l->target, r->events[l->event].name);
+	/* Names are the program's bytes: no control character reaches the
+	 * terminal (the CSV quotes them). */
+	fprintf(out, "%s, %s: ", cs_util_escape_ctl(l->target, target, sizeof(target)),
+		cs_util_escape_ctl(r->events[l->event].name, event, sizeof(event)));
 	if (l->tid)
 		fprintf(out, "thread %u (pid %u)", l->tid, l->pid);
 	else

@@ -679,18 +679,40 @@ static int escape(void)
 }
 
 /* ctl.rpt: control characters in the names (a newline, an escape
- * sequence, a tab), which the table must not print raw. */
+ * sequence, a tab), which the text outputs must not print raw: in the
+ * functions, the module, an event, a series (of "new\nline"), and a
+ * target without calls whose entry patching was refused (its address
+ * in the module, and the reason).  ctlbad.rpt: a target with a control
+ * character in its name refers to a module that does not exist (the
+ * damage message quotes the name). */
 static int ctl(void)
 {
-	struct fx *f = fx_new("/usr/bin/p\x1b[2Jq", 961, 2, ev2);
+	static const struct fx_event evc[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"page\x1b[7mfaults", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	struct fx *f = fx_new("/usr/bin/p\x1b[2Jq", 961, 2, evc);
 	uint32_t m = fx_module(f, "/nonexistent/li\tb.so", NULL, 0, 0);
 	uint32_t t1 = fx_target(f, "new\nline", m, 0, CS_HOOK_GOT);
 	uint32_t t2 = fx_target(f, "\x1b[31mred\x7f", m, 0, CS_HOOK_GOT);
+	uint32_t t3 =
+		fx_target_at(f, "ti\x1b]0;x\x07tle", m, 0x30, CS_HOOK_GOT | CS_HOOK_REFUSED, 1);
+	uint64_t v[2] = {7, 0};
+	size_t q;
 	int ret;
 
+	fx_thread(f, 961, 3);
 	call2(f, fx_site(f, t1, 961, m, 0x10, CS_KEY_NONE), 7, 0);
 	call2(f, fx_site(f, t2, 961, m, 0x20, CS_KEY_NONE), 9, 0);
+	q = fx_series(f, t1, 961, 0);
+	fx_series_call(f, q, v);
+	fx_refusal(f, t3, 0x2, "a\rb\x1b[Kc");
 	ret = fx_write(f, out("ctl.rpt"), 1, 0);
+	fx_free(f);
+
+	f = fx_new("/usr/bin/p", 962, 2, ev2);
+	fx_target(f, "bad\nname", 42, 0, CS_HOOK_GOT);
+	ret |= fx_write(f, out("ctlbad.rpt"), 1, 0);
 	fx_free(f);
 	return ret;
 }

@@ -101,6 +101,16 @@ expect_line()
 	fi
 }
 
+# expect_no_ctl LINE FILE: FILE has no control character but the
+# newlines that end its lines (names from the file are printed escaped).
+expect_no_ctl()
+{
+	if LC_ALL=C grep -q '[[:cntrl:]]' "$2"; then
+		fail "$1" "a control character in $(basename "$2")"
+		show "$2"
+	fi
+}
+
 CSV_HEADER='function,callsite,module,event,calls,total,mean,stddev,min,p50,p90,p99,max,entered,dropped,status,key'
 
 # csv_pick COLUMNS: keeps the named columns (comma-separated) of the CSV

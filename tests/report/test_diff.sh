@@ -86,4 +86,21 @@ run_cmd "$CS_CMD" report --diff "$T/nothing" "$B"
 expect_status $LINENO 1
 expect_err $LINENO "$T/nothing: no report files in this directory"
 
+# Control characters in names (ctl.rpt against itself) are written as
+# escapes in the table, by function and by call site, the columns as wide
+# as the escaped text; the CSV quotes them as they are.
+run_cmd "$CS_CMD" report --diff "$T/ctl.rpt" "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'page\x1b[7mfaults'
+expect_line $LINENO "$T/out" '  function         calls_a  calls_b  calls_diff  calls_pct  mean_a  mean_b  mean_diff  mean_pct  p50_a  p50_b  p50_diff  p50_pct  p90_a  p90_b  p90_diff  p90_pct  p99_a  p99_b  p99_diff  p99_pct'
+expect_line $LINENO "$T/out" '  new\nline              1        1           0      +0.0%       7       7          0     +0.0%      7      7         0    +0.0%      7      7         0    +0.0%      7      7         0    +0.0%'
+expect_no_ctl $LINENO "$T/out"
+run_cmd "$CS_CMD" report --by callsite --diff "$T/ctl.rpt" "$T/ctl.rpt" --event tsc
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" '  \x1b[31mred\x7f  li\tb.so+0x20  li\tb.so        1        1           0      +0.0%       9       9          0     +0.0%      9      9         0    +0.0%      9      9         0    +0.0%      9      9         0    +0.0%'
+expect_no_ctl $LINENO "$T/out"
+run_cmd "$CS_CMD" report -f csv --diff "$T/ctl.rpt" "$T/ctl.rpt" --event tsc
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" "$(printf '\033[31mred\177,*,*,tsc,1,1,0,0,9,9,0,0,9,9,0,0,9,9,0,0,9,9,0,0,ok')"
+
 finish

@@ -76,4 +76,13 @@ cmp -s "$T/out" <("$CS_CMD" report -f csv "$T/nested.rpt") ||
 [ "$(od -An -tu4 -j8 -N4 "$T/tamper.rpt" | tr -d ' ')" = 1 ] ||
 	fail $LINENO "the file was not written into while it was read"
 
+# A damage message that quotes a name from the file (ctlbad.rpt: a
+# target "bad\nname" of a module that does not exist) escapes its control
+# characters: the message stays one line.
+run_cmd "$CS_CMD" report "$T/ctlbad.rpt"
+expect_status $LINENO 1
+expect_err $LINENO 'damaged: target 1 (bad\nname) refers to module 42, which does not exist'
+[ "$(wc -l <"$T/err")" -eq 1 ] || { fail $LINENO "the message is not one line"; show "$T/err"; }
+expect_no_ctl $LINENO "$T/err"
+
 finish

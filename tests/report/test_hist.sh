@@ -67,4 +67,14 @@ run_cmd "$CS_CMD" report --hist -f csv "$V"
 expect_status $LINENO 2
 expect_err $LINENO "report: --hist draws in the table format only"
 
+# Control characters in names (ctl.rpt: a newline, an escape sequence,
+# DEL, in a function and an event) are written as escapes, as in the
+# table: a newline broke the lines, escape sequences reached the terminal.
+LC_ALL=C run_cmd "$CS_CMD" report --hist "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'page\x1b[7mfaults'
+expect_line $LINENO "$T/out" '  \x1b[31mred\x7f: 1 call, mean 9, p50 9, p99 9, max 9'
+expect_line $LINENO "$T/out" '  new\nline: 1 call, mean 7, p50 7, p99 7, max 7'
+expect_no_ctl $LINENO "$T/out"
+
 finish

@@ -152,4 +152,13 @@ expect_status $LINENO 0
 [ "$(tail -n 1 "$T/out")" = "presets for skl (intel_skl recipe; \`cacheshim list @NAME\` shows one): @cache 6, @l1 2, @l2 2, @l3 2, @tlb 3, @ipc 2 events" ] ||
 	{ fail $LINENO "no presets line"; tail -n 3 "$T/out" >&2; }
 
+# Control characters in a function's name (sklctl.rpt: skl.rpt with
+# "lo\nk\x1bup" for lookup) are written as escapes in the formulas'
+# tables too, the columns as wide as the escaped text.
+run_cmd "$CS_CMD" report --by callsite "$T/sklctl.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" '  lo\nk\x1bup  prog+0x10  prog        4       0.75       -    -    -    -    -    -      -'
+expect_line $LINENO "$T/out" '  lo\nk\x1bup  prog+0x30  prog        2    undefined       -    -    -    -    -    -      -'
+expect_no_ctl $LINENO "$T/out"
+
 finish

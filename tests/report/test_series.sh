@@ -155,4 +155,22 @@ run_cmd "$CS_CMD" report --series -f csv "$T/bigseries.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'lookup,tsc,1,2,4,9000000000000000000,9000000000000000000,9000000000000000000,*,*,9000000000000000000,9000000000000000000,1001'
 
+# Control characters in the target and event names (ctl.rpt) are written
+# as escapes in the titles of the table; the CSV quotes them as they are.
+run_cmd "$CS_CMD" report --series "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_out $LINENO <<'EOF'
+new\nline, tsc: thread 961 (pid 961), 1 call per window
+  first call  last call  calls  mean  p50  p99
+           1          1      1     7    7    7
+
+new\nline, page\x1b[7mfaults: thread 961 (pid 961), 1 call per window
+  first call  last call  calls  mean  p50  p99
+           1          1      1     0    0    0
+EOF
+expect_no_ctl $LINENO "$T/out"
+run_cmd "$CS_CMD" report --series -f csv "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" "$(printf 'line",page\033[7mfaults,1,1,1,0,0,0,961,961,0,0,1001')"
+
 finish

@@ -204,4 +204,23 @@ sys.exit(bad)
 END
 fi
 
+# Control characters in names, module paths and reasons (ctl.rpt) are
+# written as escapes in the table, its columns as wide as the escaped
+# text; the CSV quotes them as they are.
+run_cmd "$CS_CMD" report --targets "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_out $LINENO <<'EOF'
+targets
+  function           module    address        how caught           hidden  calls  reason
+  \x1b[31mred\x7f    ?         0x400020       GOT (0 slots)                    1
+  new\nline          ?         0x400010       GOT (0 slots)                    1
+  ti\x1b]0;x\x07tle  li\tb.so  li\tb.so+0x30  GOT (entry refused)              0  a\rb\x1b[Kc (+0x2)
+
+3 targets: 0 entry-patched, 2 through GOT only, 1 refused (of which 1 caught by GOT)
+EOF
+expect_no_ctl $LINENO "$T/out"
+run_cmd "$CS_CMD" report --targets -f csv "$T/ctl.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" '"new'
+
 finish
