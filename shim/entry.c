@@ -37,10 +37,17 @@ void cs_trampoline(void);
 #define MAX_MODULES 1024
 #define MAX_RANGES 16
 
-/* A module handled already: (load bias, first mapped address). */
+/* A module handled already: one load of it.  The dlclose wrapper forgets
+ * a module only after the real dlclose returned, and meanwhile another
+ * thread's dlopen may map another module at its addresses (or the same
+ * file again) and pass it: so a load is known by more than its address. */
 struct done_module {
-	uint64_t base, lo;
+	uint64_t base, lo, hi; /* load bias, mapped range; hi == 0: a free entry */
+	uint64_t name_hash; /* of its path */
+	uint64_t mark_at; /* one of its patched entries, 0 if none */
+	uint8_t mark[5]; /* the jump there (a new load has the file's bytes) */
 	int retry; /* some of its patches were deferred */
+	int gone; /* another module overlaps it: it was unloaded */
 };
 
 /* A matched function of the module being patched. */
@@ -69,6 +76,8 @@ struct module_pass {
 	struct cs_branch_set branches;
 	int have_branches;
 	int deferred; /* some patches could not be written safely yet */
+	uint64_t mark_at; /* a patch written in this pass, 0 if none */
+	uint8_t mark[5]; /* its bytes as written */
 	int fresh; /* loaded since the last pass: no thread runs its code yet */
 };
 
@@ -467,6 +476,10 @@ static void patch_candidates(struct module_pass *mp)
 		}
 		t->block->how |= CS_HOOK_ENTRY;
 		t->block->how &= ~CS_HOOK_REFUSED; /* deferred before, done now */
+		if (!mp->mark_at) {
+			mp->mark_at = pend[i].at;
+			memcpy(mp->mark, (const void *)(uintptr_t)pend[i].at, sizeof(mp->mark));
+		}
 		patched_total++;
 		written++;
 		/* Another name's GOT stub (hooked while this was deferred)
@@ -569,7 +582,7 @@ out:
 
 struct module_list {
 	struct {
-		uint64_t base, lo;
+		uint64_t base, lo, hi, name_hash;
 		int done; /* its entry in done[], -1: new */
 		struct dl_phdr_info info;
 		char path[4096];
@@ -588,21 +601,83 @@ static uint64_t first_load(const struct dl_phdr_info *info)
 	return info->dlpi_addr;
 }
 
+static uint64_t last_end(const struct dl_phdr_info *info)
+{
+	uint64_t hi = 0;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	return hi;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	while (s && *s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether n bytes at a lie in an executable segment of the module. */
+static int in_code(const struct dl_phdr_info *info, uint64_t a, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= lo &&
+		    a + n <= lo + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the module listed is the load d was made of: the same file at
+ * the same addresses, with the patch written still there (the same file
+ * loaded again at the same address has the file's bytes). */
+static int same_load(const struct done_module *d, const struct dl_phdr_info *info, uint64_t lo,
+		     uint64_t hi, uint64_t hash)
+{
+	if (d->base != info->dlpi_addr || d->lo != lo || d->hi != hi || d->name_hash != hash)
+		return 0;
+	/* Nothing written: a new load of the file gets what the old one
+	 * got (the same refusals, its deferred patches retried). */
+	if (!d->mark_at)
+		return 1;
+	return in_code(info, d->mark_at, sizeof(d->mark)) &&
+	       !memcmp((const void *)(uintptr_t)d->mark_at, d->mark, sizeof(d->mark));
+}
+
 /* dl_iterate_phdr runs with the loader's lock held: only list modules
  * here, open their files afterwards. */
 static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct module_list *l = data;
-	uint64_t lo = first_load(info);
-	unsigned i;
+	uint64_t lo = first_load(info), hi = last_end(info), hash = name_hash(info->dlpi_name);
+	unsigned i, found = ndone;
 
 	(void)size;
 	if (cs_modules_untouchable(info))
 		return 0;
+	/* A module handled before overlapping this one and not its load was
+	 * unloaded, whether or not its dlclose has been seen yet. */
 	for (i = 0; i < ndone; i++) {
-		if (done[i].base == info->dlpi_addr && done[i].lo == lo)
-			break;
+		if (!done[i].hi || done[i].hi <= lo || done[i].lo >= hi)
+			continue;
+		if (same_load(&done[i], info, lo, hi, hash))
+			found = i;
+		else
+			done[i].gone = 1;
 	}
+	i = found;
 	if (i < ndone && !done[i].retry)
 		return 0;
 	if (l->n == l->cap) {
@@ -616,6 +691,8 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	l->m[l->n].base = info->dlpi_addr;
 	l->m[l->n].lo = lo;
+	l->m[l->n].hi = hi;
+	l->m[l->n].name_hash = hash;
 	l->m[l->n].info = *info;
 	l->m[l->n].done = i < ndone ? (int)i : -1;
 	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
@@ -627,12 +704,22 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 int cs_entry_patch_all(int *held)
 {
 	struct module_list l = {0};
+	struct done_module *d;
 	size_t i;
+	unsigned j;
 	int before;
 
 	pthread_mutex_lock(&cs_entry_lock);
 	before = patched_total;
 	dl_iterate_phdr(list_module, &l);
+	/* The functions of an unloaded module are not the new one's: left
+	 * as they are, the new module's would pass for patched already. */
+	for (i = 0; i < ndone; i++) {
+		if (done[i].gone) {
+			cs_target_forget_range(done[i].lo, done[i].hi);
+			memset(&done[i], 0, sizeof(done[i]));
+		}
+	}
 	for (i = 0; i < l.n; i++) {
 		struct module_pass mp;
 		struct link_map *lm;
@@ -666,12 +753,26 @@ int cs_entry_patch_all(int *held)
 		 * pass (the next dlopen); being old by then, only while the
 		 * process has one thread. */
 		if (l.m[i].done >= 0) {
-			done[l.m[i].done].retry = mp.deferred;
-		} else if (ndone < MAX_MODULES) {
-			done[ndone].base = l.m[i].base;
-			done[ndone].lo = l.m[i].lo;
-			done[ndone].retry = mp.deferred;
-			ndone++;
+			d = &done[l.m[i].done];
+		} else {
+			/* A free entry (hi == 0), or a new one. */
+			for (j = 0; j < ndone && done[j].hi; j++)
+				;
+			if (j == MAX_MODULES)
+				continue;
+			if (j == ndone)
+				ndone++;
+			d = &done[j];
+			memset(d, 0, sizeof(*d));
+			d->base = l.m[i].base;
+			d->lo = l.m[i].lo;
+			d->hi = l.m[i].hi;
+			d->name_hash = l.m[i].name_hash;
+		}
+		d->retry = mp.deferred;
+		if (!d->mark_at && mp.mark_at) {
+			d->mark_at = mp.mark_at;
+			memcpy(d->mark, mp.mark, sizeof(d->mark));
 		}
 	}
 	free(l.m);
@@ -691,18 +792,41 @@ int cs_entry_is_patched(uint64_t addr)
 	return 0;
 }
 
+/* Marks the entries of done[] whose load this module is. */
+static int mark_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint8_t *loaded = data;
+	uint64_t lo = first_load(info), hi = last_end(info), hash = name_hash(info->dlpi_name);
+	unsigned i;
+
+	(void)size;
+	for (i = 0; i < ndone; i++) {
+		if (done[i].hi && same_load(&done[i], info, lo, hi, hash))
+			loaded[i] = 1;
+	}
+	return 0;
+}
+
 void cs_entry_forget_unloaded(void)
 {
+	static uint8_t loaded[MAX_MODULES];
 	unsigned i, j;
 
-	/* A module unloaded: its address may be reused by another one. */
+	/* A module unloaded: its address may be reused by another one (or
+	 * is already: another module at its address is not it). */
 	pthread_mutex_lock(&cs_entry_lock);
+	memset(loaded, 0, sizeof(loaded));
+	dl_iterate_phdr(mark_loaded, loaded);
 	for (i = j = 0; i < ndone; i++) {
-		Dl_info info;
-
-		if (dladdr((void *)(uintptr_t)done[i].lo, &info) &&
-		    (uint64_t)(uintptr_t)info.dli_fbase == done[i].lo)
+		if (loaded[i]) {
 			done[j++] = done[i];
+			continue;
+		}
+		/* Its functions too, with it: the module map may have seen
+		 * it loaded still (our dlclose wrapper runs after the real
+		 * one), and a module loaded there next would find them. */
+		if (done[i].hi)
+			cs_target_forget_range(done[i].lo, done[i].hi);
 	}
 	ndone = j;
 	pthread_mutex_unlock(&cs_entry_lock);

@@ -345,6 +345,16 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	return i;
 }
 
+void cs_target_forget_range(uint64_t lo, uint64_t hi)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.ntargets; i++) {
+		if (cs_g.targets[i].addr >= lo && cs_g.targets[i].addr < hi)
+			cs_g.targets[i].unloaded = 1;
+	}
+}
+
 /* Points slot at v if it still holds old: the program (or ld.so binding a
  * lazy slot) may write it between our read and this store, and what it
  * wrote then is its own.  -EAGAIN if it did. */

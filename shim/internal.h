@@ -392,6 +392,9 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how);
  * whose address came back, follow through next_same), or -1.  Under the
  * patching lock, as cs_target_add. */
 int cs_target_at(uint64_t addr);
+/* Marks the targets in [lo, hi) unloaded: a module there went away.  Under
+ * the patching lock. */
+void cs_target_forget_range(uint64_t lo, uint64_t hi);
 /* Patches the GOT slots of every loaded module that are not patched yet.
  * Returns the number of slots patched.  *held is set when modules were
  * held loaded meanwhile (with dlopen): dropping them may have unloaded one

@@ -212,7 +212,7 @@ static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
 int cs_modules_forget_unloaded(void)
 {
 	static uint8_t alive[CS_MAX_MODULES];
-	unsigned i, j;
+	unsigned i;
 	int gone = 0;
 
 	pthread_mutex_lock(&cs_modules_lock);
@@ -225,10 +225,7 @@ int cs_modules_forget_unloaded(void)
 			continue;
 		/* Targets defined there are gone too: a new module at the same
 		 * address gets targets (and a module id) of its own. */
-		for (j = 0; j < cs_g.ntargets; j++) {
-			if (cs_g.targets[j].addr >= m->lo && cs_g.targets[j].addr < m->hi)
-				cs_g.targets[j].unloaded = 1;
-		}
+		cs_target_forget_range(m->lo, m->hi);
 		m->lo = m->hi = 0;
 		gone++;
 	}
