@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -146,6 +147,26 @@ static int someone_blocks_trap(void)
 	return blocked;
 }
 
+/* True if some thread blocks SIGTRAP, once no thread is being created.
+ * glibc's pthread_create blocks every signal around the clone, in the
+ * creating thread and in the new one until it starts: on a busy machine a
+ * creator preempted there made a thread dlopening in a loop defer (and so
+ * not count) several loads in a row.  That moment ends: wait for it (1 s
+ * at most).  A thread that blocks SIGTRAP itself defers the patches at
+ * once, as before. */
+static int trap_blocked(void)
+{
+	struct timespec ms = {0, 1000000};
+	int i;
+
+	for (i = 0; someone_blocks_trap(); i++) {
+		if (!__atomic_load_n(&cs_threads_starting, __ATOMIC_ACQUIRE) || i == 1000)
+			return 1;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 static int write_live(struct cs_code_patch *p, size_t n)
 {
 	struct sigaction sa, prev;
@@ -203,7 +224,7 @@ static int write_all(struct cs_code_patch *p, size_t n, int fresh, const char **
 		*why = "deferred: other threads may be running this module's code";
 		return -1;
 	}
-	if (someone_blocks_trap()) {
+	if (trap_blocked()) {
 		*why = "deferred: a thread blocks SIGTRAP";
 		return -1;
 	}

@@ -166,6 +166,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&cs_cache_lock, NULL);
 	cs_g.nsites = 0;
 	cs_g.series_bytes = 0;
+	cs_threads_starting = 0; /* other threads' creations are not the child's */
 	cs_g.generation++;
 	cs_thread_after_fork();
 	cs_side_after_fork();

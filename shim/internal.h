@@ -260,6 +260,10 @@ extern __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
 /* threadstart.c: nonzero once the thread's start routine has returned (or
  * it called pthread_exit): it is exiting. */
 extern __thread int cs_tls_thread_done;
+/* threadstart.c: threads that may block every signal because a wrapped
+ * pthread_create is making them or they are being made (glibc blocks all
+ * around the clone, in both, until the new thread starts). */
+extern int cs_threads_starting;
 void cs_thread_stack_main(void);
 /* Nonzero while the shim's own code runs on this thread: targets it calls
  * (libc, libpfm4) are not measured.  cs_tls_guard_frame is the frame of

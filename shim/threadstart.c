@@ -22,6 +22,7 @@
 
 __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
 __thread int cs_tls_thread_done;
+int cs_threads_starting;
 
 /* This thread's stack into the TLS variables above (unchanged when glibc
  * cannot say). */
@@ -62,6 +63,8 @@ static void *start(void *p)
 	uint64_t mask;
 	void *ret;
 
+	/* glibc restored the thread's signal mask before calling us. */
+	__atomic_fetch_sub(&cs_threads_starting, 1, __ATOMIC_RELEASE);
 	/* The shim's own calls: targets among them (malloc...) pass through
 	 * unmeasured, a signal handler's wait (cs_guard_take_quiet).  errno
 	 * is the new thread's, 0, for the program. */
@@ -103,7 +106,10 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return real(thread, attr, fn, arg); /* bounds that need no call */
 	s->fn = fn;
 	s->arg = arg;
+	/* The creator and the new thread, until each has its mask back. */
+	__atomic_fetch_add(&cs_threads_starting, 2, __ATOMIC_RELEASE);
 	ret = real(thread, attr, start, s);
+	__atomic_fetch_sub(&cs_threads_starting, ret ? 2 : 1, __ATOMIC_RELEASE);
 	if (ret) {
 		cs_guard_take_quiet(&mask);
 		saved = errno;
