@@ -6,8 +6,12 @@
 # thread's dlclose unmapped it under the pass (SIGSEGV in 4 of 12 runs;
 # the build before the dlsym change hung instead).  The pass now holds
 # each module while it reads and patches it, as the GOT pass does.
-# (The calls of such copies are not all counted yet: see the note of
-# issue 6; this test checks that the program runs as without the shim.)
+# Every call must also be counted: the dlclose wrapper forgets a module
+# after the real dlclose returned, and another thread's copy mapped at
+# its addresses meanwhile was taken for it (done, its c_use patched
+# already): ~8% of c_use calls were not counted, and no loss was
+# reported.  So c_use and q_fn have exactly threads x rounds calls, with
+# 4 threads and with 8.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -31,6 +35,7 @@ cat >main.c <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 static int n;
+static char libs[8][16];
 static void *loop(void *a)
 {
 	long bad = 0;
@@ -51,15 +56,19 @@ static void *loop(void *a)
 }
 int main(int argc, char **argv)
 {
-	static const char *libs[4] = {"./libc1.so", "./libc2.so", "./libc3.so", "./libc4.so"};
-	pthread_t t[4];
+	int threads = argc > 2 ? atoi(argv[2]) : 4;
+	pthread_t t[8];
 	long bad = 0;
 
 	n = atoi(argv[1]);
+	if (threads < 1 || threads > 8)
+		return 2;
 	dlopen("./libq.so", RTLD_NOW | RTLD_GLOBAL);
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], 0, loop, (void *)libs[i]);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < threads; i++) {
+		snprintf(libs[i], sizeof(libs[i]), "./libc%d.so", i + 1);
+		pthread_create(&t[i], 0, loop, libs[i]);
+	}
+	for (int i = 0; i < threads; i++) {
 		void *v;
 		pthread_join(t[i], &v);
 		bad += (long)v;
@@ -70,17 +79,32 @@ int main(int argc, char **argv)
 C
 cc=${CC:-cc}
 $cc -shared -fPIC -o libq.so q.c
-for i in 1 2 3 4; do $cc -shared -fPIC -o libc$i.so c.c -L. -lq -ldl -Wl,-rpath,"$T"; done
+for i in 1 2 3 4 5 6 7 8; do $cc -shared -fPIC -o libc$i.so c.c -L. -lq -ldl -Wl,-rpath,"$T"; done
 $cc -o main main.c -ldl -lpthread -Wl,-rpath,"$T"
 
-plain_run plain ./main 200
-expect_status plain 0
-for run in 1 2 3 4 5; do
-	status=0
-	timeout -s KILL 120 env CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=c_use,q_fn \
-		CACHESHIM_OUTPUT="$T/churn$run.csr" LD_PRELOAD=$CS_SHIM ./main 200 \
-		>"$T/churn$run.out" 2>"$T/churn$run.err" || status=$?
-	expect_status churn$run 0
-	same_output plain churn$run
-done
-echo "4 threads x 200 load/call/unload rounds, 5 runs: as without the shim"
+# churn_runs THREADS ROUNDS RUNS
+churn_runs()
+{
+	local threads=$1 rounds=$2 run name
+
+	plain_run plain$threads ./main $rounds $threads
+	expect_status plain$threads 0
+	for run in $(seq 1 $3); do
+		name=churn${threads}_$run
+		status=0
+		timeout -s KILL 120 env CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc \
+			CACHESHIM_TARGETS=c_use,q_fn CACHESHIM_OUTPUT="$T/$name.csr" \
+			LD_PRELOAD=$CS_SHIM ./main $rounds $threads \
+			>"$T/$name.out" 2>"$T/$name.err" || status=$?
+		expect_status $name 0
+		same_output plain$threads $name
+		report_csv $name
+		want_count $name "function=c_use,event=tsc" calls $((threads * rounds))
+		want_count $name "function=q_fn,event=tsc" calls $((threads * rounds))
+	done
+	echo "$threads threads x $rounds load/call/unload rounds, $3 runs:" \
+		"as without the shim, every call counted"
+}
+
+churn_runs 4 200 5
+churn_runs 8 100 3
