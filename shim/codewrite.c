@@ -151,18 +151,16 @@ static int someone_blocks_trap(void)
  * glibc's pthread_create blocks every signal around the clone, in the
  * creating thread and in the new one until it starts: on a busy machine a
  * creator preempted there made a thread dlopening in a loop defer (and so
- * not count) several loads in a row.  That moment ends: wait for it, a
- * quarter second at most (the program's dlopen waits too: a program whose
- * own threads block every signal while others are being made must not
- * stall long).  A thread that blocks SIGTRAP itself, with no thread being
- * made, defers the patches at once, as before. */
+ * not count) several loads in a row.  That moment ends: wait for it (1 s
+ * at most).  A thread that blocks SIGTRAP itself defers the patches at
+ * once, as before. */
 static int trap_blocked(void)
 {
 	struct timespec ms = {0, 1000000};
 	int i;
 
 	for (i = 0; someone_blocks_trap(); i++) {
-		if (!__atomic_load_n(&cs_threads_starting, __ATOMIC_ACQUIRE) || i == 250)
+		if (!__atomic_load_n(&cs_threads_starting, __ATOMIC_ACQUIRE) || i == 1000)
 			return 1;
 		nanosleep(&ms, NULL);
 	}
