@@ -119,18 +119,13 @@ static void rewrite_targets(void)
  * which is shared memory, into the site blocks the parent's thread goes on
  * updating: counts of both processes mixed, and torn.  So the forking
  * thread passes every call through meanwhile: the guard is held, with a
- * frame no call can be above (guard_left in hotpath.c).  Signals are
- * blocked as long (cs_guard_take_quiet): a handler's call in the child
- * while it sets up its own file would pass the guard uncounted; it comes
- * after, measured into the child's file.  Per thread: two threads may
- * fork at once. */
+ * frame no call can be above (guard_left in hotpath.c).  Per thread: two
+ * threads may fork at once. */
 static __thread unsigned fork_guard;
 static __thread uintptr_t fork_guard_frame;
-static __thread uint64_t fork_mask;
 
 static void before_fork(void)
 {
-	cs_signals_block(&fork_mask);
 	fork_guard = cs_tls_guard;
 	fork_guard_frame = cs_tls_guard_frame;
 	cs_tls_guard++;
@@ -141,7 +136,6 @@ static void after_fork_parent(void)
 {
 	cs_tls_guard = fork_guard;
 	cs_tls_guard_frame = fork_guard_frame;
-	cs_signals_restore(&fork_mask);
 }
 
 /* A forked child: the parent's counters and report file are not ours.
@@ -413,7 +407,6 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	static void *(*real)(const char *, int);
 	const void *caller = __builtin_return_address(0);
 	char path[PATH_MAX];
-	uint64_t mask;
 	void *h;
 	int saved, ours;
 
@@ -446,12 +439,16 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	if (!ours)
 		cs_modules_loader_usable(); /* the real dlopen got its lock */
 	if (h && cs_g.enabled && !cs_tls_guard) {
-		cs_guard_take_quiet(&mask);
+		/* Signals stay open (not cs_guard_take_quiet): the pass
+		 * mallocs, and a program's malloc may wait for a thread that
+		 * waits for this one's signal handler (a garbage collector
+		 * stopping the world). */
+		cs_guard_take();
 		saved = errno;
 		cs_modules_scan();
 		patch_all();
 		errno = saved;
-		cs_guard_drop_quiet(&mask);
+		cs_guard_drop();
 	}
 	return h;
 }
@@ -603,7 +600,6 @@ CS_EXPORT int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
 CS_EXPORT int dlclose(void *handle)
 {
 	static int (*real)(void *);
-	uint64_t mask;
 	int ret, saved;
 
 	if (!real)
@@ -614,13 +610,13 @@ CS_EXPORT int dlclose(void *handle)
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
-		cs_guard_take_quiet(&mask);
+		cs_guard_take();
 		saved = errno;
 		pthread_mutex_lock(&patch_lock);
 		forget_unloaded();
 		pthread_mutex_unlock(&patch_lock);
 		errno = saved;
-		cs_guard_drop_quiet(&mask);
+		cs_guard_drop();
 	}
 	return ret;
 }

@@ -286,12 +286,14 @@ static inline __attribute__((always_inline)) void cs_guard_drop(void)
 }
 
 /* The guard with the asynchronous signals blocked (shim/rawsys.h), for
- * shim code that takes a while on a live thread (thread teardown, a
- * patching pass): a program's signal handler calling a target inside it
- * would pass through the guard neither measured nor counted; blocked, it
- * runs right after, and its call is measured or counted as lost there.
- * Never around a call of the program's own function (execve would pass
- * the mask on). */
+ * shim code that takes a while on a live thread (thread teardown): a
+ * program's signal handler calling a target inside it would pass through
+ * the guard neither measured nor counted; blocked, it runs right after,
+ * and its call is measured or counted as lost there.  Only around system
+ * calls: never around malloc or anything that may wait for another thread
+ * (a program's malloc may wait for a thread that waits for this one's
+ * handler: tests/robust/test_gcstop.sh), nor around the program's own
+ * code (execve would pass the mask on). */
 static inline __attribute__((always_inline)) void cs_guard_take_quiet(uint64_t *mask)
 {
 	cs_signals_block(mask);

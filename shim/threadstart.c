@@ -60,19 +60,20 @@ static void mark_done(void *unused)
 static void *start(void *p)
 {
 	struct start s = *(struct start *)p;
-	uint64_t mask;
 	void *ret;
 
 	/* glibc restored the thread's signal mask before calling us. */
 	__atomic_fetch_sub(&cs_threads_starting, 1, __ATOMIC_RELEASE);
 	/* The shim's own calls: targets among them (malloc...) pass through
-	 * unmeasured, a signal handler's wait (cs_guard_take_quiet).  errno
-	 * is the new thread's, 0, for the program. */
-	cs_guard_take_quiet(&mask);
+	 * unmeasured.  Signals stay open (not cs_guard_take_quiet): a
+	 * program's malloc may wait for a thread that waits for this one's
+	 * signal handler (a garbage collector stopping the world).  errno is
+	 * the new thread's, 0, for the program. */
+	cs_guard_take();
 	free(p);
 	learn_stack();
 	errno = 0;
-	cs_guard_drop_quiet(&mask);
+	cs_guard_drop();
 	/* Whether it returns or calls pthread_exit, the thread is exiting
 	 * after this: key destructors only (thread.c). */
 	pthread_cleanup_push(mark_done, NULL);
@@ -86,7 +87,6 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	struct start *s;
-	uint64_t mask;
 	int saved, ret;
 
 	if (!real)
@@ -97,11 +97,11 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	/* Not profiling (no target): nothing to learn. */
 	if (!__atomic_load_n(&cs_g.enabled, __ATOMIC_RELAXED))
 		return real(thread, attr, fn, arg);
-	cs_guard_take_quiet(&mask); /* errno is read through a function that may be a target */
+	cs_guard_take(); /* errno is read through a function that may be a target */
 	saved = errno;
 	s = malloc(sizeof(*s));
 	errno = saved;
-	cs_guard_drop_quiet(&mask);
+	cs_guard_drop();
 	if (!s)
 		return real(thread, attr, fn, arg); /* bounds that need no call */
 	s->fn = fn;
@@ -111,11 +111,11 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	ret = real(thread, attr, start, s);
 	__atomic_fetch_sub(&cs_threads_starting, ret ? 2 : 1, __ATOMIC_RELEASE);
 	if (ret) {
-		cs_guard_take_quiet(&mask);
+		cs_guard_take();
 		saved = errno;
 		free(s);
 		errno = saved;
-		cs_guard_drop_quiet(&mask);
+		cs_guard_drop();
 	}
 	return ret;
 }

@@ -11,10 +11,6 @@
  *                        children's calls are not the parent's either.
  *   prog_fork clone K N  the same with glibc's clone (a new process, no
  *                        fork handlers), each child on a stack of its own.
- *   prog_fork signal K N forks K children one after the other and sends
- *                        each SIGUSR1 right away, whose handler calls
- *                        rt_leaf; a child waits for it, makes N calls
- *                        and exits: K * (N + 1) calls in the children.
  *   prog_fork vfork N PROG ARGS...
  *                        makes N/2 calls, vforks a child that execs PROG
  *                        with ARGS (the parent's memory is shared until
@@ -133,42 +129,6 @@ static int do_clone(int k, long n)
 	return bad || s != expect(0, n);
 }
 
-static volatile sig_atomic_t handled;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	rt_leaf(-1);
-	handled++;
-}
-
-/* The signal most likely reaches the child while the shim sets it up. */
-static int do_signal(int k, long n)
-{
-	struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
-	int i, bad = 0;
-
-	sigaction(SIGUSR1, &sa, NULL);
-	fflush(stdout);
-	for (i = 0; i < k; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("fork");
-			return 1;
-		}
-		if (pid == 0) {
-			while (!handled)
-				usleep(100);
-			exit(calls(0, n) == expect(0, n) && handled == 1 ? 0 : 1);
-		}
-		kill(pid, SIGUSR1);
-		bad |= wait_for(pid, 0);
-	}
-	printf("%d children, each handled its signal: %s\n", k, bad ? "FAILED" : "ok");
-	return bad;
-}
-
 static int do_vfork(long n, char **argv)
 {
 	static char *const nothing[] = {"cs-no-such-program", NULL};
@@ -211,10 +171,8 @@ int main(int argc, char **argv)
 		return do_fork(atoi(argv[2]), atol(argv[3]), _Fork);
 	if (argc == 4 && !strcmp(argv[1], "clone") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
 		return do_clone(atoi(argv[2]), atol(argv[3]));
-	if (argc == 4 && !strcmp(argv[1], "signal") && atoi(argv[2]) >= 0)
-		return do_signal(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "vfork"))
 		return do_vfork(atol(argv[2]), argv + 3);
-	fprintf(stderr, "usage: %s fork|_Fork|clone|signal K N | vfork N PROG ARGS...\n", argv[0]);
+	fprintf(stderr, "usage: %s fork|_Fork|clone K N | vfork N PROG ARGS...\n", argv[0]);
 	return 2;
 }

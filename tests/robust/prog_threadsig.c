@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Short-lived threads signalled without pause, whose handler calls a target.
  *
- * Usage: prog_threadsig R T K [PLUGIN].  R rounds of T threads, each
- * calling rt_leaf K times (after loading and unloading PLUGIN, if given:
- * the shim's patching pass runs then) and exiting, while another thread
- * sends SIGUSR1 to the
+ * Usage: prog_threadsig R T K.  R rounds of T threads, each calling
+ * rt_leaf K times and exiting, while another thread sends SIGUSR1 to the
  * threads of the last 64 started (tgkill, a thread that is gone is
  * skipped) as fast as it can.  The handler calls rt_leaf too, so many
  * handler calls land while a thread starts or is being taken down, the
@@ -15,8 +13,6 @@
  * stderr as "handled H": each of the R * T * K + H calls must be measured
  * or counted as lost (a handler's call after the shim took the thread
  * down cannot be measured), none passed by uncounted. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -34,7 +30,6 @@ static __thread volatile sig_atomic_t mine; /* a handler ran on this thread */
 static _Atomic int stop;
 static _Atomic pid_t recent[RECENT];
 static long calls_each;
-static const char *plugin;
 
 static void on_usr1(int sig)
 {
@@ -49,15 +44,6 @@ static void *worker(void *arg)
 	long i;
 
 	recent[(long)arg % RECENT] = (pid_t)syscall(SYS_gettid);
-	if (plugin) {
-		void *h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
-
-		if (!h) {
-			fprintf(stderr, "%s\n", dlerror());
-			exit(1);
-		}
-		dlclose(h);
-	}
 	for (i = 0; i < calls_each; i++)
 		rt_leaf(i);
 	/* At least one handler call per thread, however loaded the machine
@@ -89,12 +75,11 @@ int main(int argc, char **argv)
 	long rounds, threads, n = 0;
 	sigset_t usr1;
 
-	if (argc < 4 || argc > 5 || (rounds = atol(argv[1])) < 1 || (threads = atol(argv[2])) < 1 ||
+	if (argc != 4 || (rounds = atol(argv[1])) < 1 || (threads = atol(argv[2])) < 1 ||
 	    threads > 256 || (calls_each = atol(argv[3])) < 0) {
-		fprintf(stderr, "usage: prog_threadsig ROUNDS THREADS(<=256) CALLS [PLUGIN]\n");
+		fprintf(stderr, "usage: prog_threadsig ROUNDS THREADS(<=256) CALLS\n");
 		return 2;
 	}
-	plugin = argv[4];
 	sigaction(SIGUSR1, &sa, NULL);
 	/* Not the signaller itself: it would spend its time in handlers. */
 	sigemptyset(&usr1);

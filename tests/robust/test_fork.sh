@@ -107,24 +107,6 @@ want_count clone "function=rt_leaf,event=tsc" entered $N
 ! incomplete_said clone || { show "$T/clone.rerr"; fail "clone: the parent's file is incomplete"; }
 echo "clone: the parent's file has its own $N calls, its $K children none"
 
-# --- a signal in a child while the shim sets it up ----------------------
-# The parent signals each child right after fork, whose handler calls a
-# target.  Arriving while the shim's child handler made the child's file
-# (the guard up), the call passed through uncounted: 9 of 10 missing.
-# Signals are now blocked until the child's set-up is done.
-plain_run splain "$R/prog_fork" signal 10 $N
-expect_status splain 0
-mkdir "$T/sig"
-status=0
-CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf \
-	CACHESHIM_OUTPUT="$T/sig/out.%p" LD_PRELOAD=$CS_SHIM \
-	"$R/prog_fork" signal 10 $N >"$T/sig.out" 2>"$T/sig.err" || status=$?
-expect_status sig 0
-same_output splain sig
-report_files sig "$T"/sig/out.* -- --by function
-want_count sig "function=rt_leaf,event=tsc" calls $((10 * (N + 1)))
-echo "signal in fork children: all $((10 * (N + 1))) calls"
-
 # --- fork with glibc's and the shim's own calls as targets --------------
 # A child's calls before the shim's atfork child handler switched it to a
 # file of its own (glibc's post-fork code; the handler's own errno read)
