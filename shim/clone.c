@@ -63,6 +63,11 @@ CS_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* vfork by clone: the child shares this thread's state while the
+	 * thread waits, as vfork's does (shim/vfork.S). */
+	if (fn && (flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_THREAD)) ==
+			  (CLONE_VM | CLONE_VFORK))
+		cs_vfork_mark();
 	if (!fn || (flags & (CLONE_VM | CLONE_SETTLS)))
 		return real(fn, stack, flags, arg, ptid, tls, ctid);
 	s.fn = fn;

@@ -19,21 +19,31 @@ static pid_t no_vfork(void)
 	return -1;
 }
 
-/* vfork's C part (shim/vfork.S), in the parent before the system call:
- * the calling thread's calls pass through from here until they are back
- * in this process (cs_hot_enter).  Returns the real vfork. */
+/* The calling thread is about to make a child that shares its memory and
+ * thread pointer while the thread waits (vfork, clone with CLONE_VM |
+ * CLONE_VFORK): its calls pass through from here until they are back in
+ * this process (cs_hot_enter).  A thread with no state yet: the slow path
+ * asks whose process it runs in (thread.c). */
+void cs_vfork_mark(void)
+{
+	struct cs_thread *t = cs_tls_thread;
+
+	if (t && t->ready == 1)
+		t->ready = CS_THREAD_VFORKED;
+}
+
+/* vfork's C part (shim/vfork.S), in the parent before the system call.
+ * Returns the real vfork. */
 pid_t (*cs_vfork_prepare(void))(void)
 {
 	static pid_t (*real)(void);
-	struct cs_thread *t = cs_tls_thread;
 
 	if (!real) {
 		cs_guard_take(); /* dlsym's own calls may be targets */
 		real = (pid_t(*)(void))dlsym(RTLD_NEXT, "vfork");
 		cs_guard_drop();
 	}
-	if (t && t->ready == 1)
-		t->ready = CS_THREAD_VFORKED;
+	cs_vfork_mark();
 	return real ? real : no_vfork;
 }
 

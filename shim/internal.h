@@ -696,6 +696,9 @@ struct cs_thread;
 /* Sets up the calling thread (counters, site table).  Returns
  * CS_ENTER_MEASURE or CS_ENTER_PASS (thread could not be set up). */
 uint64_t cs_thread_enter_slow(struct cs_frame *f);
+/* Marks the calling thread for a child that shares its memory while it
+ * waits (vfork, clone with CLONE_VM | CLONE_VFORK): shim/exec.c. */
+void cs_vfork_mark(void);
 /* Makes the nested or series block the finished call in f needs (or
  * merges series windows), then records the call.  Returns 0. */
 uint64_t cs_thread_exit_slow(struct cs_frame *f);

@@ -334,6 +334,18 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	 * must find errno as it left it. */
 	saved_errno = errno;
 	t = cs_tls_thread;
+	/* No state yet, and another process: a vfork child (or one of
+	 * clone(CLONE_VM | CLONE_VFORK)) of a thread that had made no call,
+	 * sharing its memory.  Set up here, the state would be made in the
+	 * child (its perf descriptors the child's only) and left to the
+	 * parent's thread, the child's calls measured into the parent's
+	 * file.  Its calls are another process's: through, uncounted. */
+	if (!t && cs_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != cs_g.pid) {
+		errno = saved_errno;
+		cs_guard_drop();
+		cs_signals_restore(&mask);
+		return CS_ENTER_PASS;
+	}
 	if (!t && cs_tls_thread_done) {
 		/* Its first call comes after its start routine returned (in a
 		 * key destructor of the program's): set up now, it might get

@@ -17,9 +17,17 @@
  *                        then), then a second child whose exec fails and
  *                        that _exits, each after one call of its own (not
  *                        the parent's); then the other N - N/2 calls.
+ *   prog_fork vfork-thread N
+ *                        a new thread, before any call of its own, vforks
+ *                        a child that makes N calls and _exits, then
+ *                        makes clone(CLONE_VM | CLONE_VFORK) children
+ *                        the same, the first from a second new thread;
+ *                        then the threads make N calls each: 2 * N are
+ *                        the parent's, the children's none of them.
  * The children of fork make their calls from the call site of the
  * parent's first N/2, the parent makes its other calls from a new one.
  * Prints the sums; exits 1 if a child failed. */
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -162,6 +170,60 @@ static int do_vfork(long n, char **argv)
 	return bad || s != expect(0, n);
 }
 
+static long vt_n;
+
+static int vt_clone_child(void *arg)
+{
+	(void)arg;
+	_exit(calls(5000, vt_n) == expect(5000, vt_n) ? 0 : 1);
+}
+
+/* A thread whose first calls are its vfork children's: its shim state is
+ * not set up when it vforks.  Returns NULL if all went well. */
+static void *vt_body(void *how)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	pid_t pid;
+	long s;
+
+	if (how) {
+		pid = clone(vt_clone_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			    NULL);
+	} else {
+		pid = vfork();
+		if (pid == 0)
+			_exit(calls(5000, vt_n) == expect(5000, vt_n) ? 0 : 1);
+	}
+	if (pid < 0) {
+		perror(how ? "clone" : "vfork");
+		return (void *)1;
+	}
+	if (wait_for(pid, 0))
+		return (void *)1;
+	/* Set up now, and a child again. */
+	s = calls(0, vt_n);
+	pid = clone(vt_clone_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	if (pid < 0 || wait_for(pid, 0))
+		return (void *)1;
+	return s == expect(0, vt_n) ? NULL : (void *)1;
+}
+
+static int do_vfork_thread(long n)
+{
+	pthread_t th;
+	void *r1 = (void *)1, *r2 = (void *)1;
+
+	vt_n = n;
+	fflush(stdout);
+	if (pthread_create(&th, NULL, vt_body, NULL) == 0)
+		pthread_join(th, &r1);
+	if (pthread_create(&th, NULL, vt_body, (void *)1) == 0)
+		pthread_join(th, &r2);
+	printf("vfork and clone(CLONE_VM | CLONE_VFORK) from fresh threads: %s\n",
+	       r1 || r2 ? "FAILED" : "ok");
+	return r1 || r2;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -171,8 +233,11 @@ int main(int argc, char **argv)
 		return do_fork(atoi(argv[2]), atol(argv[3]), _Fork);
 	if (argc == 4 && !strcmp(argv[1], "clone") && atoi(argv[2]) >= 0 && atoi(argv[2]) <= 64)
 		return do_clone(atoi(argv[2]), atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "vfork-thread"))
+		return do_vfork_thread(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "vfork"))
 		return do_vfork(atol(argv[2]), argv + 3);
-	fprintf(stderr, "usage: %s fork|_Fork|clone K N | vfork N PROG ARGS...\n", argv[0]);
+	fprintf(stderr, "usage: %s fork|_Fork|clone K N | vfork N PROG ARGS... | vfork-thread N\n",
+		argv[0]);
 	return 2;
 }

@@ -159,6 +159,31 @@ counts=$(echo $counts | tr ' ' '\n' | sort -n | tr '\n' ' ')
 [ "$counts" = "$M $N " ] || fail "vfork: per-file calls are $counts, want $M (child) and $N (parent)"
 echo "vfork: parent $N calls, exec'd child $M calls, both files complete"
 
+# --- vfork from a thread not set up yet; clone(CLONE_VM | CLONE_VFORK) ---
+# A new thread whose first target calls are its vfork child's: the child
+# set the thread up (state in shared memory, perf descriptors of its own)
+# and its calls were measured into the parent's file (3 * N where the
+# threads made 2 * N); the parent thread's calls were then all dropped,
+# its perf descriptors being the child's.  clone(CLONE_VM | CLONE_VFORK)
+# children's calls were measured as the calling thread's.
+plain_run vtplain "$R/prog_fork" vfork-thread $N
+expect_status vtplain 0
+mkdir "$T/vt"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc,perf::PAGE-FAULTS CACHESHIM_TARGETS=rt_leaf \
+	CACHESHIM_OUTPUT="$T/vt/out.%p" LD_PRELOAD=$CS_SHIM \
+	"$R/prog_fork" vfork-thread $N >"$T/vt.out" 2>"$T/vt.err" || status=$?
+expect_status vt 0
+same_output vtplain vt
+no_shim_lines vt
+nfiles=$(find "$T/vt" -type f | wc -l)
+[ "$nfiles" -eq 1 ] || fail "vfork-thread: $nfiles report files, want 1 (the parent's)"
+report_files vt "$T"/vt/out.* -- --by function
+want_count vt "function=rt_leaf,event=tsc" entered $((2 * N))
+want_count vt "function=rt_leaf,event=tsc" calls $((2 * N))
+want_count vt "function=rt_leaf,event=perf::PAGE-FAULTS" calls $((2 * N))
+echo "vfork and clone(CLONE_VM | CLONE_VFORK) from fresh threads: the parent's $((2 * N)) calls only"
+
 # --- _Fork in a library's constructor, which runs before the shim's ---
 # The wrapper's real _Fork was only looked up in the shim's constructor:
 # before it, _Fork failed with ENOSYS (with or without targets).
