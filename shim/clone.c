@@ -8,8 +8,11 @@
  * through clone_child, which turns measuring off with plain stores first,
  * as _Fork's child does (shim/init.c), with signals blocked until then.
  *
- * Left as they are: children sharing the memory (CLONE_VM: the parent's
- * own shim state is theirs too) or given a TLS of the caller's making
+ * A child sharing the memory while the caller waits (CLONE_VM |
+ * CLONE_VFORK) is vfork's case: the calling thread is marked as vfork's
+ * is (shim/vfork.S).  Left as they are: other children sharing the memory
+ * (CLONE_VM: the parent's own shim state is theirs too) or given a TLS of
+ * the caller's making
  * (CLONE_SETTLS: the shim's thread-local state there is not ours to
  * write), and the clone system call made without glibc (the shim cannot
  * see it; design.md says so).

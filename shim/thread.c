@@ -145,7 +145,6 @@ static void thread_free(struct cs_thread *t)
 static void thread_destroy(void *p)
 {
 	struct cs_thread *t = p;
-
 	uint64_t mask;
 
 	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
