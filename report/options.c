@@ -419,6 +419,26 @@ int cs_options_diff(struct cs_options *a, int npaths, char **paths, enum cs_by b
 	db = add_path(rb, b_path);
 	if (da < 0 || db < 0)
 		goto out;
+	/* As without --diff: a --function or --module glob that matches
+	 * nothing in either run printed empty tables with exit 0. */
+	for (i = 0; i < a->nfn_globs; i++) {
+		if (!matches_a_function(ra, a->fn_globs[i]) &&
+		    !matches_a_function(rb, a->fn_globs[i])) {
+			cs_err("report: --function %s: no function in the files matches",
+			       a->fn_globs[i]);
+			ret = CS_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (i = 0; i < a->nmod_globs; i++) {
+		if (!(ra->mod_seen && ra->mod_seen[i]) && !(rb->mod_seen && rb->mod_seen[i])) {
+			cs_err("report: --module %s: no call in the files is made from a matching "
+			       "module",
+			       a->mod_globs[i]);
+			ret = CS_EXIT_USAGE;
+			goto out;
+		}
+	}
 	/* Events are matched by name: a name must be in one run or other. */
 	for (i = 0; i < a->nevents; i++) {
 		for (e = 0; e < ra->nevents && strcmp(ra->events[e].name, a->events[i]); e++)

@@ -63,6 +63,20 @@ csv_pick function,calls_a,calls_b,status
 expect_line $LINENO "$T/out" 'work,6,4,ok'
 expect_line $LINENO "$T/out" 'only_a,2,0,only a'
 
+# A --function or --module glob that matches nothing in either run is an
+# error, as without --diff (it printed empty tables with exit 0); one that
+# matches in one run only is not.
+for x in "--function nomatch|report: --function nomatch: no function in the files matches" \
+	"--module nomatch|report: --module nomatch: no call in the files is made from a matching module"; do
+	run_cmd "$CS_CMD" report ${x%%|*} --diff "$A" "$B"
+	expect_status $LINENO 2
+	expect_err $LINENO "${x#*|}"
+	[ -s "$T/out" ] && fail $LINENO "a table for ${x%%|*}"
+done
+run_cmd "$CS_CMD" report -f csv --function only_b --module app --diff "$A" "$B"
+expect_status $LINENO 0
+grep -q '^only_b,' "$T/out" || { fail $LINENO "no only_b row"; show "$T/out"; }
+
 # --by callsite: matched by module path and offset.
 run_cmd "$CS_CMD" report -f csv --by callsite --diff "$A" "$B" --event tsc
 csv_pick function,callsite,mean_pct
