@@ -243,6 +243,11 @@ static int check_output(const char *pattern, const char *what, const char *given
 		if (*p == '%' && (p[1] == '%' || p[1] == 'p' || p[1] == 'e'))
 			p++;
 	}
+	/* "dir/": the shim would try to create the directory itself. */
+	if (name == 0) {
+		cs_err("run: %s '%s' has no file name after its last '/'", what, pattern);
+		return CS_EXIT_USAGE;
+	}
 	if (name > NAME_MAX) {
 		cs_err("run: %s '%s': the file name is longer than %d characters", what, pattern,
 		       NAME_MAX);
@@ -520,20 +525,35 @@ static int check_events(const char *list, const char *what)
 }
 
 /* LD_PRELOAD splits at spaces and colons and cannot quote: a library
- * path with one would not be loaded, and the run measure nothing. */
-static int check_shim(const char *shim)
+ * path with one would not be loaded, and the run measure nothing.  A
+ * name without a slash is looked for by ld.so (LD_LIBRARY_PATH, its
+ * cache, the system directories), not in this directory: it is left to
+ * ld.so.  A relative path with a slash is made absolute, as the output
+ * pattern is: ld.so opens it from each process's own directory, and a
+ * program that changes directory before it runs a child lost the shim in
+ * the child.  Returns the path to preload (static storage, or shim
+ * itself), or NULL (said). */
+static const char *check_shim(const char *shim)
 {
+	static char abs[PATH_MAX];
+
 	if (strpbrk(shim, " \t\n:")) {
 		cs_err("run: cannot preload %s: LD_PRELOAD cannot hold a path with a space or "
 		       "a colon (set CACHESHIM_LIB to a path without)",
 		       shim);
-		return -1;
+		return NULL;
 	}
+	if (!strchr(shim, '/'))
+		return shim;
 	if (access(shim, R_OK) != 0) {
 		cs_err("run: cannot preload %s: %s", shim, strerror(errno));
-		return -1;
+		return NULL;
 	}
-	return 0;
+	/* Kept relative when its absolute path is one LD_PRELOAD cannot
+	 * hold (a space in the current directory's path). */
+	if (shim[0] != '/' && realpath(shim, abs) && !strpbrk(abs, " \t\n:"))
+		return abs;
+	return shim;
 }
 
 int cs_cmd_run(int argc, char **argv)
@@ -653,8 +673,8 @@ int cs_cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	shim = shim_path();
-	if (check_shim(shim))
+	shim = check_shim(shim_path());
+	if (!shim)
 		return CS_EXIT_FAIL;
 	sid = new_session();
 	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);

@@ -53,6 +53,18 @@ CACHESHIM_LIB="$T/nosuch.so" run_cmd "$CS_CMD" run -q -- sh -c 'echo ran'
 expect_status $LINENO 1
 expect_err $LINENO "run: cannot preload $T/nosuch.so: No such file or directory"
 
+# A library name without a slash is ld.so's to find (LD_LIBRARY_PATH, its
+# cache): not looked for in the current directory.  A relative path is
+# passed on absolute: a program that changes directory before running a
+# child would lose the shim in the child.
+CACHESHIM_LIB=${LIBM##*/} LD_LIBRARY_PATH=${LIBM%/*} run_cmd "$CS_CMD" run -q -- \
+	sh -c 'echo "P=$LD_PRELOAD"'
+expect_status $LINENO 0
+expect_out $LINENO <<<"P=${LIBM##*/}"
+(cd "${LIBM%/*}" && CACHESHIM_LIB=./${LIBM##*/} "$CS_CMD" run -q -- \
+	sh -c 'cd / && echo "P=$LD_PRELOAD"') >"$T/out" 2>"$T/err"
+expect_out $LINENO <<<"P=$(realpath "$LIBM")"
+
 # Long options, and everything after PROG is PROG's.
 run_cmd "$CS_CMD" run --events=tsc --quiet sh -c 'echo "$0 $1 $CACHESHIM_EVENTS"' -e x
 expect_status $LINENO 0
@@ -254,6 +266,7 @@ out_cases=(
 	$LINENO 1 "$T/basic.rpt/x.%p" "run: --output '$T/basic.rpt/x.%p': cannot create files in $T/basic.rpt: Not a directory"
 	$LINENO 2 "$T/$(printf '%*s' 4100 '' | tr ' ' a)" "run: --output is 41"
 	$LINENO 2 "$T/$(printf '%*s' 256 '' | tr ' ' a)" "the file name is longer than 255 characters"
+	$LINENO 2 "$T/" "run: --output '$T/' has no file name after its last '/'"
 )
 for ((i = 0; i < ${#out_cases[@]}; i += 4)); do
 	run_cmd "$CS_CMD" run -o "${out_cases[i + 2]}" -- sh -c 'echo ran'
