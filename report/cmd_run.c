@@ -187,17 +187,40 @@ static char *output_dir(const char *pattern)
  * that changes directory first (`sh -c 'cd x && ./prog'`) put a relative
  * name elsewhere, and the summary found nothing.  Returns a malloc'd
  * string, or NULL (said). */
+/* 0 if files can be created in dir, else an errno value. */
+static int dir_unusable(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return errno;
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	return access(dir, W_OK | X_OK) != 0 ? errno : 0;
+}
+
+/* Whether the directory part of a pattern that has no %p or %e there is
+ * usable (dir_unusable, quietly). */
+static int pattern_dir_usable(const char *pattern)
+{
+	char *dir = output_dir(pattern);
+	int ok = dir && !dir_unusable(dir);
+
+	free(dir);
+	return ok;
+}
+
 static char *absolute_pattern(const char *pattern)
 {
 	char cwd[PATH_MAX], *abs, *o;
 	const char *p;
 
-	if (pattern[0] == '/')
+	/* A directory only reachable by a relative path (an unreadable
+	 * parent, a path longer than PATH_MAX): the pattern stays relative,
+	 * as it was before patterns were made absolute. */
+	if (pattern[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		abs = strdup(pattern);
-	else if (!getcwd(cwd, sizeof(cwd))) {
-		cs_err("run: cannot get the current directory: %s", strerror(errno));
-		return NULL;
-	} else if ((abs = malloc(2 * strlen(cwd) + 1 + strlen(pattern) + 1)) != NULL) {
+	else if ((abs = malloc(2 * strlen(cwd) + 1 + strlen(pattern) + 1)) != NULL) {
 		for (o = abs, p = cwd; *p; p++) {
 			if (*p == '%')
 				*o++ = '%';
@@ -228,7 +251,6 @@ static int check_output(const char *pattern, const char *what, const char *given
 {
 	const char *slash = strrchr(pattern, '/'), *p;
 	size_t name = 0;
-	struct stat st;
 	char *dir;
 	int err = 0;
 
@@ -260,12 +282,7 @@ static int check_output(const char *pattern, const char *what, const char *given
 		cs_err("out of memory");
 		return CS_EXIT_FAIL;
 	}
-	if (stat(dir, &st) != 0)
-		err = errno;
-	else if (!S_ISDIR(st.st_mode))
-		err = ENOTDIR;
-	else if (access(dir, W_OK | X_OK) != 0)
-		err = errno;
+	err = dir_unusable(dir);
 	if (err)
 		cs_err("run: %s '%s': cannot create files in %s: %s", what, pattern, dir,
 		       strerror(err));
@@ -654,6 +671,19 @@ int cs_cmd_run(int argc, char **argv)
 		if (!own_output)
 			return CS_EXIT_FAIL;
 		output = own_output;
+		/* The directory reachable by its relative path only (the cwd
+		 * below an unreadable parent): relative then. */
+		if (!dir_has(output, 'p') && !dir_has(output, 'e') &&
+		    !pattern_dir_usable(output) &&
+		    pattern_dir_usable(given_output ? given_output : DEFAULT_OUTPUT)) {
+			free(own_output);
+			own_output = strdup(given_output ? given_output : DEFAULT_OUTPUT);
+			if (!own_output) {
+				cs_err("out of memory");
+				return CS_EXIT_FAIL;
+			}
+			output = own_output;
+		}
 	} else {
 		output = env_output;
 	}

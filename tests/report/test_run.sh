@@ -107,6 +107,19 @@ status=$?
 expect_status $LINENO 0
 expect_err $LINENO "(1 report file in $T/cd%p/sub)"
 [ -z "$(ls "$T/away")" ] || fail $LINENO "a report file landed in the program's directory"
+# A current directory whose absolute name is longer than PATH_MAX
+# (getcwd fails), or below an unreadable parent: the pattern stays
+# relative there, as before patterns were made absolute (the run was
+# refused: "cannot get the current directory").
+mkdir "$T/deep"
+(cd "$T/deep" && for i in $(seq 1 45); do
+	d=$(printf 'd%0100d' "$i")
+	mkdir "$d" && cd "$d" || exit 9
+done && "$CS_CMD" run -- "$MKFIXTURE" --fake-shim 0 && ls cacheshim.out.* >/dev/null) \
+	>"$T/out" 2>"$T/err"
+status=$?
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in .)"
 # A CACHESHIM_OUTPUT of the user's own is passed on as it is.
 CACHESHIM_OUTPUT=rel.%p run_cmd "$CS_CMD" run -q -- sh -c 'echo "$CACHESHIM_OUTPUT"'
 expect_out $LINENO <<<"rel.%p"
