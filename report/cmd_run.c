@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cacheshim run: runs a program under the shim, then summarizes its files. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/targetspec.h"
 #include "report/internal.h"
 #include "report/pfm.h"
 
@@ -484,6 +486,61 @@ static int has_entry(const char *list)
 	return list[strspn(list, ", \t\n\v\f\r")] != '\0';
 }
 
+/* Checks each entry of list (from what: -t or CACHESHIM_TARGETS) as the
+ * shim will take it (common/targetspec.c): the shim ignores a bad one
+ * with a line on the program's stderr, and the run measures less than
+ * was asked, or nothing.  Returns 0, or an exit status (said). */
+static int check_targets(const char *list, const char *what)
+{
+	static const char *const why[] = {
+		[CS_TSPEC_SUFFIX] = "expected NAME or NAME:argN",
+		[CS_TSPEC_ARGN] = "N in :argN must be 1..16",
+		[CS_TSPEC_NO_NAME] = "no function name",
+		[CS_TSPEC_CHARS] = "not a function name or glob",
+		[CS_TSPEC_ADDRESS] = "neither a function name nor MODULE+0xOFFSET",
+	};
+	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
+	const char *b = list, *e;
+	unsigned nseen = 0, argn, i;
+	enum cs_target_spec_error err;
+	size_t n, namelen;
+
+	for (;; b = e + 1) {
+		e = b + strcspn(b, ",");
+		while (b < e && isspace((unsigned char)*b))
+			b++;
+		for (n = (size_t)(e - b); n && isspace((unsigned char)b[n - 1]); n--)
+			;
+		if (n >= sizeof(tok)) {
+			cs_err("run: %s: '%.20s...' is longer than %u characters", what, b,
+			       CS_TARGET_NAME_MAX + 8);
+			return CS_EXIT_USAGE;
+		}
+		if (n) {
+			memcpy(tok, b, n);
+			tok[n] = '\0';
+			err = cs_target_spec(tok, &namelen, &argn);
+			if (err != CS_TSPEC_OK) {
+				cs_err("run: %s: '%s': %s", what, tok, why[err]);
+				return CS_EXIT_USAGE;
+			}
+			tok[namelen] = '\0';
+			for (i = 0; i < nseen && strcmp(seen[i], tok); i++)
+				;
+			if (i == nseen) {
+				if (nseen == CS_MAX_TARGET_PATTERNS) {
+					cs_err("run: %s: more than %d functions or patterns", what,
+					       CS_MAX_TARGET_PATTERNS);
+					return CS_EXIT_USAGE;
+				}
+				strcpy(seen[nseen++], tok);
+			}
+		}
+		if (!*e)
+			return 0;
+	}
+}
+
 /* Checks each event of list (from what: -e or CACHESHIM_EVENTS) as the
  * shim will take it: tsc, a preset, or a name libpfm4 encodes here.  The
  * shim leaves an unknown name out with a line on the program's stderr,
@@ -650,6 +707,10 @@ int cs_cmd_run(int argc, char **argv)
 		cs_err("run: no functions to measure: give -t NAME (or set CACHESHIM_TARGETS)");
 		return CS_EXIT_USAGE;
 	}
+	ret = targets ? check_targets(targets, "-t")
+		      : check_targets(getenv("CACHESHIM_TARGETS"), "CACHESHIM_TARGETS");
+	if (ret)
+		return ret;
 	/* The launcher would guess %e from PROG, the shim takes it from
 	 * /proc/self/exe: a symlink or a script and the summary looked in
 	 * the wrong directory. */

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "common/format.h"
+#include "common/targetspec.h"
 #include "shim/rawsys.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))
@@ -32,7 +33,6 @@ void cs_log_init(void);
 	} while (0)
 
 /* ---- settings.c: CACHESHIM_* read once ---- */
-#define CS_MAX_TARGET_PATTERNS 64
 #define CS_DEFAULT_OUTPUT "cacheshim.out.%p"
 #define CS_DEFAULT_WINDOW 256 /* bytes of stack arguments copied per call */
 #define CS_DEFAULT_SERIES 16u /* calls of a series window at the start */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/presets.h"
+#include "common/targetspec.h"
 #include "shim/internal.h"
 
 #define CS_DEFAULT_CAPACITY_MB 256u
@@ -16,29 +17,6 @@
 _Static_assert((uint64_t)CS_MAX_CAPACITY_MB << 20 <= (uint64_t)CS_SITE_ALIGN << 32,
 	       "site offsets fit a slot");
 #define CS_MAX_WINDOW 4096u
-
-/* Characters a function name or fnmatch(3) glob may hold. */
-static int name_char_ok(int c)
-{
-	return isalnum(c) || strchr("_.$@*?[]!^-+", c);
-}
-
-/* A token with '+' must be an address target: MODULE+0xHEX. */
-static int address_ok(const char *tok, size_t len)
-{
-	const char *plus = memrchr(tok, '+', len);
-	size_t i;
-
-	if (!plus)
-		return 1;
-	if (plus == tok || (size_t)(plus - tok) + 3 >= len || strncmp(plus, "+0x", 3))
-		return 0;
-	for (i = (size_t)(plus - tok) + 3; i < len; i++) {
-		if (!isxdigit((unsigned char)tok[i]))
-			return 0;
-	}
-	return 1;
-}
 
 /* Copies the trimmed token [b, e) into out (size outlen).  Returns its
  * length, or -1 if it does not fit. */
@@ -58,36 +36,26 @@ static int copy_token(const char *b, const char *e, char *out, size_t outlen)
 static int parse_target(struct cs_settings *s, const char *tok)
 {
 	struct cs_target_pattern *p = &s->targets[s->ntargets];
-	const char *colon = strchr(tok, ':');
-	size_t namelen = colon ? (size_t)(colon - tok) : strlen(tok);
-	unsigned long argn = 0;
-	char *end;
-	size_t i;
+	size_t namelen, i;
+	unsigned argn;
 
-	if (colon) {
-		if (strncmp(colon + 1, "arg", 3) != 0 || !colon[4]) {
-			cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored", tok);
-			return -EINVAL;
-		}
-		errno = 0;
-		argn = strtoul(colon + 4, &end, 10);
-		if (*end || errno || argn < 1 || argn > 16) {
-			cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored", tok);
-			return -EINVAL;
-		}
-	}
-	if (!namelen) {
+	switch (cs_target_spec(tok, &namelen, &argn)) {
+	case CS_TSPEC_OK:
+		break;
+	case CS_TSPEC_SUFFIX:
+		cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored", tok);
+		return -EINVAL;
+	case CS_TSPEC_ARGN:
+		cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored", tok);
+		return -EINVAL;
+	case CS_TSPEC_NO_NAME:
 		cs_log("CACHESHIM_TARGETS: '%s' has no function name; ignored", tok);
 		return -EINVAL;
-	}
-	for (i = 0; i < namelen; i++) {
-		if (!name_char_ok((unsigned char)tok[i])) {
-			cs_log("CACHESHIM_TARGETS: '%.*s' is not a function name or glob; ignored",
-			       (int)namelen, tok);
-			return -EINVAL;
-		}
-	}
-	if (!address_ok(tok, namelen)) {
+	case CS_TSPEC_CHARS:
+		cs_log("CACHESHIM_TARGETS: '%.*s' is not a function name or glob; ignored",
+		       (int)namelen, tok);
+		return -EINVAL;
+	case CS_TSPEC_ADDRESS:
 		cs_log("CACHESHIM_TARGETS: '%.*s' is neither a function name nor "
 		       "MODULE+0xOFFSET; ignored",
 		       (int)namelen, tok);

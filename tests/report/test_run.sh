@@ -258,6 +258,36 @@ run_cmd "$CS_CMD" run -q -e 'tsc,perf::CYCLES,perf::PAGE-FAULTS:u,@cache' -- sh 
 expect_status $LINENO 0
 expect_out $LINENO <<<"ran"
 
+# A target entry the shim would ignore (common/targetspec.c), or more
+# distinct patterns than it takes: refused before the run, where the
+# run used to go on measuring less than asked, or nothing.
+many=$(seq -f 'f%g' 1 65 | paste -sd,)
+tg_cases=(
+	$LINENO -t 'fn:bad' "run: -t: 'fn:bad': expected NAME or NAME:argN"
+	$LINENO -t 'fn:arg17' "run: -t: 'fn:arg17': N in :argN must be 1..16"
+	$LINENO -t 'ok, bad name' "run: -t: 'bad name': not a function name or glob"
+	$LINENO -t ':arg1' "run: -t: ':arg1': no function name"
+	$LINENO -t 'lib.so+0xzz' "run: -t: 'lib.so+0xzz': neither a function name nor MODULE+0xOFFSET"
+	$LINENO -t "$many" "run: -t: more than 64 functions or patterns"
+	$LINENO env 'x:arg0' "run: CACHESHIM_TARGETS: 'x:arg0': N in :argN must be 1..16"
+)
+for ((i = 0; i < ${#tg_cases[@]}; i += 4)); do
+	if [ "${tg_cases[i + 1]}" = env ]; then
+		CACHESHIM_TARGETS=${tg_cases[i + 2]} run_cmd "$CS_CMD" run -- sh -c 'echo ran'
+	else
+		run_cmd "$CS_CMD" run -t "${tg_cases[i + 2]}" -- sh -c 'echo ran'
+	fi
+	expect_status "${tg_cases[i]}" 2
+	expect_err "${tg_cases[i]}" "${tg_cases[i + 3]}"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "${tg_cases[i]}" "not one line"; show "$T/err"; }
+	[ -s "$T/out" ] && fail "${tg_cases[i]}" "the program ran"
+done
+# 64 distinct patterns (62 names, :argN, an address), a repeat: taken.
+run_cmd "$CS_CMD" run -q -t "$(seq -f 'f%g' 1 62 | paste -sd,),f1,g:arg16,lib.so+0x1f" \
+	-- sh -c 'echo ran'
+expect_status $LINENO 0
+expect_out $LINENO <<<"ran"
+
 # %e in the directory of -o: the shim's program name (/proc/self/exe) is
 # not the launcher's guess for a symlink or a script, so it is refused
 # before the program runs; %%e is a literal and fine.

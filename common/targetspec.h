@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* What one entry of CACHESHIM_TARGETS may be: shared by the shim
+ * (shim/settings.c), which ignores a bad entry with a line, and `cacheshim
+ * run` (report/cmd_run.c), which refuses it before the program runs. */
+#ifndef CACHESHIM_COMMON_TARGETSPEC_H
+#define CACHESHIM_COMMON_TARGETSPEC_H
+
+#include <stddef.h>
+
+/* Distinct patterns the shim takes; later ones are ignored (said). */
+#define CS_MAX_TARGET_PATTERNS 64
+
+enum cs_target_spec_error {
+	CS_TSPEC_OK = 0,
+	CS_TSPEC_SUFFIX, /* ':' not followed by argN */
+	CS_TSPEC_ARGN, /* :argN with N outside 1..16 */
+	CS_TSPEC_NO_NAME, /* nothing before ':' */
+	CS_TSPEC_CHARS, /* a character no function name or glob has */
+	CS_TSPEC_ADDRESS, /* a '+' that is not MODULE+0xHEX */
+};
+
+/* Checks the trimmed, non-empty entry tok: NAME (a function name or an
+ * fnmatch(3) glob) or MODULE+0xOFFSET, either with :argN (N 1..16).  Sets
+ * *namelen to the length before ':' and *argn to N (0 without :argN). */
+enum cs_target_spec_error cs_target_spec(const char *tok, size_t *namelen, unsigned *argn);
+
+#endif
