@@ -716,7 +716,7 @@ int cs_entry_patch_all(int *held)
 	 * as they are, the new module's would pass for patched already. */
 	for (i = 0; i < ndone; i++) {
 		if (done[i].gone) {
-			cs_target_forget_range(done[i].lo, done[i].hi);
+			cs_target_forget_range(done[i].lo, done[i].hi, 0);
 			memset(&done[i], 0, sizeof(done[i]));
 		}
 	}
@@ -826,7 +826,7 @@ void cs_entry_forget_unloaded(void)
 		 * it loaded still (our dlclose wrapper runs after the real
 		 * one), and a module loaded there next would find them. */
 		if (done[i].hi)
-			cs_target_forget_range(done[i].lo, done[i].hi);
+			cs_target_forget_range(done[i].lo, done[i].hi, 0);
 	}
 	ndone = j;
 	pthread_mutex_unlock(&cs_entry_lock);

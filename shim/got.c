@@ -337,6 +337,7 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	b->argn = argn;
 	b->addr = addr;
 	b->module = cs_modules_lookup(addr, &base);
+	t->module = b->module;
 	memcpy(b->name, t->name, sizeof(b->name));
 	cs_output_publish(b, CS_BLOCK_TARGET);
 	/* The trampoline indexes targets[] by what the stub pushes: make the
@@ -345,12 +346,14 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	return i;
 }
 
-void cs_target_forget_range(uint64_t lo, uint64_t hi)
+void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module)
 {
 	unsigned i;
 
 	for (i = 0; i < cs_g.ntargets; i++) {
-		if (cs_g.targets[i].addr >= lo && cs_g.targets[i].addr < hi)
+		const struct cs_target *t = &cs_g.targets[i];
+
+		if (t->addr >= lo && t->addr < hi && (!module || !t->module || t->module == module))
 			cs_g.targets[i].unloaded = 1;
 	}
 }

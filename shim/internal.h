@@ -351,6 +351,7 @@ _Static_assert(CS_MAX_TARGETS < (1u << 24), "target ids fit cs_site_tag");
 struct cs_target {
 	uint64_t addr; /* the real function */
 	int unloaded; /* its module was unloaded: never matched again */
+	uint32_t module; /* the module map's id of its module when added, 0 if unknown */
 	int entry_done; /* entry patched or refused: not tried again */
 	int entry_deferred; /* its deferral was recorded already */
 	void *stub; /* entry stub that pushes the index */
@@ -398,9 +399,11 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how);
  * whose address came back, follow through next_same), or -1.  Under the
  * patching lock, as cs_target_add. */
 int cs_target_at(uint64_t addr);
-/* Marks the targets in [lo, hi) unloaded: a module there went away.  Under
- * the patching lock. */
-void cs_target_forget_range(uint64_t lo, uint64_t hi);
+/* Marks the targets in [lo, hi) unloaded: a module there went away.  With
+ * module not 0, only those added as that module's (or of no known module):
+ * the module map may see a module gone after another one was mapped at its
+ * addresses and patched.  Under the patching lock. */
+void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module);
 /* Patches the GOT slots of every loaded module that are not patched yet.
  * Returns the number of slots patched.  *held is set when modules were
  * held loaded meanwhile (with dlopen): dropping them may have unloaded one

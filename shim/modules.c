@@ -224,8 +224,12 @@ int cs_modules_forget_unloaded(void)
 		if (alive[i] || m->lo == m->hi)
 			continue;
 		/* Targets defined there are gone too: a new module at the same
-		 * address gets targets (and a module id) of its own. */
-		cs_target_forget_range(m->lo, m->hi);
+		 * address gets targets (and a module id) of its own.  Not the
+		 * new module's: another thread's dlopen may have mapped one
+		 * there and patched it before this dlclose is seen; marked
+		 * unloaded, its entry-patched functions would look unpatched
+		 * and the next GOT pass hook their slots too (counted twice). */
+		cs_target_forget_range(m->lo, m->hi, m->id);
 		m->lo = m->hi = 0;
 		gone++;
 	}
