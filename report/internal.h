@@ -131,9 +131,10 @@ const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
 					       const struct cs_site_block *s);
 /* statfit.c: NULL when the aggregate of one event over calls calls can
  * be what the shim wrote (its histogram counts them, its sums and
- * extremes are within what its buckets allow), else why not. */
-const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls);
-const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls);
+ * extremes are within what its buckets allow), else why not.  in_flight:
+ * a call of it may have been cut half-way (its sums unbounded above). */
+const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, int in_flight);
+const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls, int in_flight);
 
 /* Like cs_reader_event_usable, for thread tid. */
 int cs_reader_tid_usable(const struct cs_file *f, uint32_t tid, unsigned ev);

@@ -545,6 +545,14 @@ static cs_u128 u128_of(const struct cs_stat *st)
 	return (cs_u128)st->sumsq_hi << 64 | st->sumsq_lo;
 }
 
+/* Whether site s has calls that entered and neither returned nor were
+ * dropped: one of them may have been cut half-way through its recording
+ * (report/statfit.c), the others left by longjmp or a crash. */
+static int site_in_flight(const struct cs_site_block *s)
+{
+	return s->entered > s->calls + s->dropped;
+}
+
 /* Whether the nested calls of n can be among the calls of site s: for
  * every usable event the inclusive histogram fits inside the site's and
  * the exclusive one counts as many calls.  A thread stopped at exit
@@ -579,8 +587,8 @@ static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_bloc
 		if (ex->sum > in->sum || in->sum > s->stat[e].sum || u128_of(ex) > u128_of(in) ||
 		    u128_of(in) > u128_of(&s->stat[e]))
 			return e + 1;
-		if (!f->incomplete && (cs_statfit_stat(in, n->calls) ||
-				       cs_statfit_stat(ex, n->calls)))
+		if (!f->incomplete && (cs_statfit_stat(in, n->calls, site_in_flight(s)) ||
+				       cs_statfit_stat(ex, n->calls, site_in_flight(s))))
 			return e + 1;
 	}
 	return 0;
@@ -684,7 +692,7 @@ static int site_stats_fit(struct cs_file *f, const struct cs_site_block *s, uint
 	for (e = 0; e < f->hdr->nevents; e++) {
 		if (!cs_reader_event_usable(f, s, e))
 			continue;
-		why = cs_statfit_stat(&s->stat[e], s->calls);
+		why = cs_statfit_stat(&s->stat[e], s->calls, site_in_flight(s));
 		if (why) {
 			damage(f, "site block at offset %llu: event %u: %s (%llu calls)",
 			       (ull)soff, e, why, (ull)s->calls);
@@ -700,16 +708,27 @@ static int site_stats_fit(struct cs_file *f, const struct cs_site_block *s, uint
 static int windows_fit(struct cs_file *f, const struct cs_series_block *sb)
 {
 	unsigned i, e, used = cs_reader_windows_used(sb);
+	uint64_t recorded = 0, first = UINT64_MAX, last = 0;
 	const char *why;
 
 	if (f->incomplete)
 		return 1;
+	/* Calls numbered but not (yet) counted in their window, cut by the
+	 * end of the program (a thread's own and a handler's it ran): their
+	 * windows, from the first such number's to the last's. */
+	for (i = 0; i < used; i++)
+		recorded += cs_reader_window(sb, i)->calls;
+	if (recorded < sb->calls) {
+		first = recorded >> sb->shift;
+		last = (sb->calls - 1) >> sb->shift;
+	}
 	for (i = 0; i < used; i++) {
 		for (e = 0; e < sb->nevents; e++) {
 			if (!cs_reader_tid_usable(f, sb->tid, e))
 				continue;
 			why = cs_statfit_wstat(cs_reader_wstat(sb, i, e),
-					       cs_reader_window(sb, i)->calls);
+					       cs_reader_window(sb, i)->calls,
+					       i >= first && i <= last);
 			if (why) {
 				damage(f, "series block at offset %llu: window %u, event %u: %s",
 				       (ull)((const unsigned char *)sb - f->data), i, e, why);

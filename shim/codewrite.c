@@ -114,16 +114,17 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 }
 
 
-/* True if some thread of the process blocks SIGTRAP, or we cannot tell. */
-static int someone_blocks_trap(void)
+/* How many threads of the process block SIGTRAP, counted up to more than
+ * limit (the scan stops there); more than limit when it cannot be told. */
+static int trap_blockers(int limit)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	int blocked = 0;
 
 	if (!d)
-		return 1;
-	while (!blocked && (e = readdir(d))) {
+		return limit + 1;
+	while (blocked <= limit && (e = readdir(d))) {
 		char path[300], buf[4096], *p;
 		ssize_t n;
 		int fd;
@@ -141,7 +142,7 @@ static int someone_blocks_trap(void)
 		buf[n] = '\0';
 		p = strstr(buf, "\nSigBlk:");
 		if (!p || (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
-			blocked = 1;
+			blocked++;
 	}
 	closedir(d);
 	return blocked;
@@ -152,19 +153,24 @@ static int someone_blocks_trap(void)
  * creating thread and in the new one until it starts: on a busy machine a
  * creator preempted there made a thread dlopening in a loop defer (and so
  * not count) several loads in a row.  That moment ends: wait for it (1 s
- * at most).  A thread that blocks SIGTRAP itself defers the patches at
- * once, as before. */
+ * at most), but only while the threads blocking SIGTRAP may all be such
+ * (no more of them than threads being made): one that blocks it for good
+ * (a sigwait thread) defers the patches at once, as before, however many
+ * threads are being made meanwhile (dlopen took ~10x longer waiting). */
 static int trap_blocked(void)
 {
 	struct timespec ms = {0, 1000000};
-	int i;
+	int i, starting, n;
 
-	for (i = 0; someone_blocks_trap(); i++) {
-		if (!__atomic_load_n(&cs_threads_starting, __ATOMIC_ACQUIRE) || i == 1000)
+	for (i = 0;; i++) {
+		starting = __atomic_load_n(&cs_threads_starting, __ATOMIC_ACQUIRE);
+		n = trap_blockers(starting);
+		if (!n)
+			return 0;
+		if (n > starting || i == 1000)
 			return 1;
 		nanosleep(&ms, NULL);
 	}
-	return 0;
 }
 
 static int write_live(struct cs_code_patch *p, size_t n)

@@ -635,6 +635,47 @@ static int badmax(void)
 	return ret;
 }
 
+/* halfcall.rpt: a busy exit: site 0x20 and the series of "malloc" each
+ * end with a call of 5,000,000 ticks cut between adding its value to the
+ * sums and storing it as the maximum (entered, and numbered in the
+ * series, but not counted).  Not damage: the program ended there.
+ * nohalf.rpt: the same sums with nothing in flight, which is. */
+static int halfcall(int in_flight, const char *name)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 100, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "malloc", m, 0, CS_HOOK_GOT);
+	uint64_t v[2] = {1000, 0}, cut = 5000000;
+	struct cs_series_block *sb;
+	struct cs_wstat *ws;
+	struct cs_site_block *sp;
+	size_t s, q;
+	int i, ret;
+
+	fx_thread(f, 100, 3);
+	s = fx_site(f, t, 100, m, 0x20, CS_KEY_NONE);
+	q = fx_series(f, t, 100, 2);
+	for (i = 0; i < 3; i++) {
+		fx_call(f, s, v);
+		fx_series_call(f, q, v);
+	}
+	sp = fx_at(f, s);
+	sp->stat[0].sum += cut;
+	sp->stat[0].sumsq_lo += cut * cut;
+	sb = fx_at(f, q);
+	ws = (struct cs_wstat *)((struct cs_window *)((unsigned char *)(sb + 1) +
+						      (size_t)(3 >> sb->shift) * sb->window_size) +
+				 1);
+	ws[0].sum += cut;
+	if (in_flight) {
+		sp->entered++;
+		sb->calls++;
+	}
+	ret = fx_write(f, out(name), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* classes.rpt: "touch" keyed by its first argument, called from two call
  * sites with arguments in the classes 0, 1, 2-3 and 4-7. */
 static int classes(void)
@@ -989,6 +1030,8 @@ int main(int argc, char **argv)
 	ret |= series();
 	ret |= bigseries();
 	ret |= badmax();
+	ret |= halfcall(1, "halfcall.rpt");
+	ret |= halfcall(0, "nohalf.rpt");
 	ret |= classes();
 	ret |= escape();
 	ret |= ctl();
