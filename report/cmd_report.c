@@ -82,6 +82,21 @@ static int refuse_unused(const char *mode, const char *list)
 	return 1;
 }
 
+/* Whether f recorded a call of the program's (the calibration's are the
+ * shim's own) or lost one.  An unfinished file that did neither lost
+ * nothing: a shell of `cacheshim run -- sh -c ...` that leaves by _exit
+ * had every such run say its file was incomplete. */
+static int recorded_any(const struct cs_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsites; i++) {
+		if (!(cs_reader_target(f, f->sites[i]->target)->how & CS_HOOK_CALIBRATION))
+			return 1;
+	}
+	return f->hdr->lost_calls != 0;
+}
+
 int cs_report_add_file(struct cs_report *r, const char *path)
 {
 	struct cs_file *f;
@@ -92,7 +107,7 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 		cs_err("%s", err);
 		return -1;
 	}
-	if (f->incomplete)
+	if (f->incomplete && recorded_any(f))
 		cs_warn("%s is incomplete (program still running or did not exit cleanly)", path);
 	if (f->damage[0]) {
 		if (f->ndamage > 1)

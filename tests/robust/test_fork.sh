@@ -60,6 +60,17 @@ grep -q "$((K + 1)) report files" "$T/run.err" || {
 	fail "cacheshim run: the summary does not say it merged $((K + 1)) files"
 }
 echo "cacheshim run: one table, $(((K + 1) * N)) calls"
+# Through a shell that forks and leaves by _exit (dash with a command
+# after the program): the shell's own file, with no call in it, is not
+# finished, and every such run said "is incomplete" about it.
+mkdir "$T/runsh"
+status=0
+"$CS_CMD" run -e tsc -t rt_leaf -o "$T/runsh/out.%p" -- \
+	sh -c '"$0" fork 1 10; true' "$R/prog_fork" >"$T/runsh.out" 2>"$T/runsh.err" || status=$?
+expect_status runsh 0
+grep -q "^  rt_leaf *20 " "$T/runsh.err" || { show "$T/runsh.err"; fail "sh -c: want 20 calls of rt_leaf"; }
+grep -q incomplete "$T/runsh.err" && { show "$T/runsh.err"; fail "sh -c: a file that recorded nothing is called incomplete"; }
+echo "cacheshim run through sh -c: 20 calls, nothing called incomplete"
 
 # --- _Fork: no fork handler runs in its child -------------------------
 # The child of _Fork (glibc 2.34) cannot set up a file of its own (it may
