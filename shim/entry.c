@@ -335,7 +335,7 @@ static void patch_candidates(struct module_pass *mp)
 	uint8_t *region;
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	const char *failed = NULL;
+	const char *failed = NULL, *no_room = NULL;
 	unsigned written = 0;
 	int alias;
 
@@ -349,12 +349,21 @@ static void patch_candidates(struct module_pass *mp)
 	if (!region || !pend) {
 		CS_LOG_ONCE("no memory within 2 GB of %s for entry stubs; using GOT slots only",
 			    mp->shown);
+		/* Each candidate is still a target, refused with the reason:
+		 * left out, a function called by pointer or from inside its
+		 * module went unmeasured with nothing in the report saying so
+		 * (after ~1,700 loads of a library, its neighbourhood full of
+		 * stub regions). */
+		no_room = region ? "out of memory for the entry stubs"
+				 : "no memory within 2 GB of the module for entry stubs";
 		free(pend);
+		pend = NULL;
 		if (region)
 			munmap(region, size);
-		return;
+		region = NULL;
+	} else {
+		*(uint64_t *)region = (uint64_t)(uintptr_t)cs_trampoline;
 	}
-	*(uint64_t *)region = (uint64_t)(uintptr_t)cs_trampoline;
 	for (i = 0; i < mp->ncand; i++) {
 		struct candidate *c = &mp->cand[i];
 		uint64_t end = range_end(mp, c->addr), func_end, limit;
@@ -390,6 +399,10 @@ static void patch_candidates(struct module_pass *mp)
 		if (cs_g.targets[idx].entry_done)
 			continue;
 		cs_g.targets[idx].entry_done = 1;
+		if (no_room) {
+			refuse(mp, idx, no_room, 0);
+			continue;
+		}
 		limit = next_start(mp, c->addr, end);
 		/* No size (an address target, an assembly function without
 		 * .size): its FDE says where it ends. */
@@ -447,6 +460,8 @@ static void patch_candidates(struct module_pass *mp)
 		pend[npend].thunk = (uint64_t)(uintptr_t)thunk;
 		npend++;
 	}
+	if (no_room)
+		return;
 	if (mprotect(region, size, PROT_READ | PROT_EXEC) < 0) {
 		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
 			    strerror(errno));
