@@ -36,7 +36,7 @@ cat >main.c <<'C'
 #include <stdlib.h>
 static int n;
 static char libs[8][16];
-static pthread_barrier_t all_made;
+static pthread_barrier_t all_made, all_done;
 static void *loop(void *a)
 {
 	long bad = 0;
@@ -59,6 +59,8 @@ static void *loop(void *a)
 			bad++;
 		dlclose(h);
 	}
+	/* Nor while a thread exits: glibc blocks every signal there. */
+	pthread_barrier_wait(&all_done);
 	return (void *)bad;
 }
 int main(int argc, char **argv)
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 		return 2;
 	dlopen("./libq.so", RTLD_NOW | RTLD_GLOBAL);
 	pthread_barrier_init(&all_made, NULL, threads + 1);
+	pthread_barrier_init(&all_done, NULL, threads);
 	for (int i = 0; i < threads; i++) {
 		snprintf(libs[i], sizeof(libs[i]), "./libc%d.so", i + 1);
 		pthread_create(&t[i], 0, loop, libs[i]);

@@ -26,7 +26,7 @@ cat >main.c <<'C'
 #include <stdlib.h>
 static int n;
 static char libs[8][16];
-static pthread_barrier_t all_made;
+static pthread_barrier_t all_made, all_done;
 static void *loop(void *a)
 {
 	long bad = 0;
@@ -43,6 +43,8 @@ static void *loop(void *a)
 			bad++;
 		dlclose(h);
 	}
+	/* Nor while a thread exits: glibc blocks every signal there. */
+	pthread_barrier_wait(&all_done);
 	return (void *)bad;
 }
 int main(int argc, char **argv)
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 	if (threads < 1 || threads > 8)
 		return 2;
 	pthread_barrier_init(&all_made, NULL, threads + 1);
+	pthread_barrier_init(&all_done, NULL, threads);
 	for (int i = 0; i < threads; i++) {
 		snprintf(libs[i], sizeof(libs[i]), "./libt%d.so", i + 1);
 		pthread_create(&t[i], 0, loop, libs[i]);
