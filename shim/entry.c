@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "shim/internal.h"
 
@@ -46,6 +47,8 @@ struct done_module {
 	uint64_t name_hash; /* of its path */
 	uint64_t mark_at; /* one of its patched entries, 0 if none */
 	uint8_t mark[5]; /* the jump there (a new load has the file's bytes) */
+	uint8_t orig[5]; /* the file's bytes there */
+	uint64_t file_id[3]; /* its file when patched: device, inode, mtime */
 	int retry; /* some of its patches were deferred */
 	int gone; /* another module overlaps it: it was unloaded */
 };
@@ -78,6 +81,7 @@ struct module_pass {
 	int deferred; /* some patches could not be written safely yet */
 	uint64_t mark_at; /* a patch written in this pass, 0 if none */
 	uint8_t mark[5]; /* its bytes as written */
+	uint8_t orig[5]; /* and before */
 	int fresh; /* loaded since the last pass: no thread runs its code yet */
 };
 
@@ -443,6 +447,7 @@ static void patch_candidates(struct module_pass *mp)
 		make_stub(stub, region, (unsigned)idx);
 		used += (STUB_BYTES + (size_t)n + 15) & ~(size_t)15;
 		pend[npend].at = plan.patch;
+		memcpy(pend[npend].orig, (const void *)(uintptr_t)plan.patch, sizeof(pend[npend].orig));
 		pend[npend].redirect = (uint64_t)(uintptr_t)stub;
 		pend[npend].cookie = idx;
 		pend[npend].n = plan.window;
@@ -494,6 +499,7 @@ static void patch_candidates(struct module_pass *mp)
 		if (!mp->mark_at) {
 			mp->mark_at = pend[i].at;
 			memcpy(mp->mark, (const void *)(uintptr_t)pend[i].at, sizeof(mp->mark));
+			memcpy(mp->orig, pend[i].orig, sizeof(mp->orig));
 		}
 		patched_total++;
 		written++;
@@ -655,6 +661,19 @@ static int in_code(const struct dl_phdr_info *info, uint64_t a, uint64_t n)
 	return 0;
 }
 
+/* path's device, inode and modification time into id; zeros if unknown. */
+static void file_id(const char *path, uint64_t id[3])
+{
+	struct stat st;
+
+	id[0] = id[1] = id[2] = 0;
+	if (*path && stat(path, &st) == 0) {
+		id[0] = (uint64_t)st.st_dev;
+		id[1] = (uint64_t)st.st_ino;
+		id[2] = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	}
+}
+
 /* Whether the module listed is the load d was made of: the same file at
  * the same addresses, with the patch written still there (the same file
  * loaded again at the same address has the file's bytes). */
@@ -667,8 +686,23 @@ static int same_load(const struct done_module *d, const struct dl_phdr_info *inf
 	 * got (the same refusals, its deferred patches retried). */
 	if (!d->mark_at)
 		return 1;
-	return in_code(info, d->mark_at, sizeof(d->mark)) &&
-	       !memcmp((const void *)(uintptr_t)d->mark_at, d->mark, sizeof(d->mark));
+	if (!in_code(info, d->mark_at, sizeof(d->mark)))
+		return 0;
+	if (!memcmp((const void *)(uintptr_t)d->mark_at, d->mark, sizeof(d->mark)))
+		return 1;
+	if (!memcmp((const void *)(uintptr_t)d->mark_at, d->orig, sizeof(d->orig)))
+		return 0; /* the file's own bytes: loaded anew */
+	/* Neither: a rebuilt file loaded anew, or this load with someone
+	 * else's bytes written over ours (a debugger's breakpoint, another
+	 * hooking library), which must never be patched a second time. */
+	{
+		uint64_t id[3];
+
+		if (!info->dlpi_name || !*info->dlpi_name)
+			return 1; /* the program: never loaded anew */
+		file_id(info->dlpi_name, id);
+		return id[1] && !memcmp(id, d->file_id, sizeof(id));
+	}
 }
 
 /* dl_iterate_phdr runs with the loader's lock held: only list modules
@@ -783,11 +817,13 @@ int cs_entry_patch_all(int *held)
 			d->lo = l.m[i].lo;
 			d->hi = l.m[i].hi;
 			d->name_hash = l.m[i].name_hash;
+			file_id(l.m[i].path, d->file_id);
 		}
 		d->retry = mp.deferred;
 		if (!d->mark_at && mp.mark_at) {
 			d->mark_at = mp.mark_at;
 			memcpy(d->mark, mp.mark, sizeof(d->mark));
+			memcpy(d->orig, mp.orig, sizeof(d->orig));
 		}
 	}
 	free(l.m);

@@ -595,6 +595,7 @@ struct cs_code_patch {
 	unsigned n;
 	uint64_t redirect; /* where a thread hitting its int3 is sent */
 	uint64_t thunk; /* the caller's */
+	uint8_t orig[5]; /* the caller's: the first bytes before the patch */
 	int cookie; /* the caller's */
 	int written; /* set by cs_code_write */
 };
