@@ -12,6 +12,12 @@
 # already): ~8% of c_use calls were not counted, and no loss was
 # reported.  So c_use and q_fn have exactly threads x rounds calls, with
 # 4 threads and with 8.
+# And copies whose t_use calls t_fn through their own PLT: a thread's
+# dlclose seen late (after another thread's copy was mapped at its
+# addresses and entry-patched) marked every target in the range
+# unloaded, the new copy's too; its t_fn then looked unpatched, the next
+# pass hooked its GOT slot as well, and calls from t_use were counted
+# twice (t_fn 801-802 calls of 800 in 8 runs of 12).
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -28,14 +34,21 @@ static void *seen;
 __attribute__((constructor)) static void ctor(void) { seen = dlsym(RTLD_DEFAULT, "q_fn"); }
 void *c_seen(void) { return seen; }
 C
+cat >t.c <<'C'
+long t_fn(long x) { return x + 1; }
+long t_use(long x) { return t_fn(x) * 2; } /* a PLT call: t_fn's GOT slot */
+C
+# main ROUNDS THREADS P: threads load, call P_use of (and P_seen, if
+# there), and unload ./libP1.so ... ./libPn.so, each its own.
 cat >main.c <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 static int n;
-static char libs[8][16];
+static char libs[8][16], use[16], seen[16];
 static pthread_barrier_t all_made, all_done;
 static void *loop(void *a)
 {
@@ -53,10 +66,9 @@ static void *loop(void *a)
 			printf("dlopen %s: %s\n", (char *)a, dlerror());
 			exit(1);
 		}
-		long (*u)(long) = (long (*)(long))dlsym(h, "c_use");
-		void *(*s)(void) = (void *(*)(void))dlsym(h, "c_seen");
-		if (u(5) != 4 || !s())
-			bad++;
+		long (*u)(long) = (long (*)(long))dlsym(h, use);
+		void *(*s)(void) = (void *(*)(void))dlsym(h, seen);
+		bad += u(5) != (*use == 'c' ? 4 : 12) || (s && !s());
 		dlclose(h);
 	}
 	/* Nor while a thread exits: glibc blocks every signal there. */
@@ -65,18 +77,20 @@ static void *loop(void *a)
 }
 int main(int argc, char **argv)
 {
-	int threads = argc > 2 ? atoi(argv[2]) : 4;
+	int threads = atoi(argv[2]);
 	pthread_t t[8];
 	long bad = 0;
 
 	n = atoi(argv[1]);
-	if (threads < 1 || threads > 8)
+	if (argc != 4 || threads < 1 || threads > 8 || strlen(argv[3]) > 4)
 		return 2;
+	snprintf(use, sizeof(use), "%s_use", argv[3]);
+	snprintf(seen, sizeof(seen), "%s_seen", argv[3]);
 	dlopen("./libq.so", RTLD_NOW | RTLD_GLOBAL);
 	pthread_barrier_init(&all_made, NULL, threads + 1);
 	pthread_barrier_init(&all_done, NULL, threads);
 	for (int i = 0; i < threads; i++) {
-		snprintf(libs[i], sizeof(libs[i]), "./libc%d.so", i + 1);
+		snprintf(libs[i], sizeof(libs[i]), "./lib%s%d.so", argv[3], i + 1);
 		pthread_create(&t[i], 0, loop, libs[i]);
 	}
 	pthread_barrier_wait(&all_made); /* main is out of pthread_create */
@@ -91,32 +105,39 @@ int main(int argc, char **argv)
 C
 cc=${CC:-cc}
 $cc -shared -fPIC -o libq.so q.c
-for i in 1 2 3 4 5 6 7 8; do $cc -shared -fPIC -o libc$i.so c.c -L. -lq -ldl -Wl,-rpath,"$T"; done
+for i in 1 2 3 4 5 6 7 8; do
+	$cc -shared -fPIC -o libc$i.so c.c -L. -lq -ldl -Wl,-rpath,"$T"
+	$cc -shared -fPIC -O1 -o libt$i.so t.c
+done
 $cc -o main main.c -ldl -lpthread -Wl,-rpath,"$T"
 
-# churn_runs THREADS ROUNDS RUNS
+# churn_runs P THREADS ROUNDS RUNS: P's functions have exactly THREADS x
+# ROUNDS calls in each of RUNS runs.
 churn_runs()
 {
-	local threads=$1 rounds=$2 run name
+	local p=$1 threads=$2 rounds=$3 run name fns
 
-	plain_run plain$threads ./main $rounds $threads
-	expect_status plain$threads 0
-	for run in $(seq 1 $3); do
-		name=churn${threads}_$run
+	fns=c_use,q_fn
+	[ $p = t ] && fns=t_use,t_fn
+	plain_run plain$p$threads ./main $rounds $threads $p
+	expect_status plain$p$threads 0
+	for run in $(seq 1 $4); do
+		name=churn$p${threads}_$run
 		status=0
 		timeout -s KILL 120 env CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc \
-			CACHESHIM_TARGETS=c_use,q_fn CACHESHIM_OUTPUT="$T/$name.csr" \
-			LD_PRELOAD=$CS_SHIM ./main $rounds $threads \
+			CACHESHIM_TARGETS=$fns CACHESHIM_OUTPUT="$T/$name.csr" \
+			LD_PRELOAD=$CS_SHIM ./main $rounds $threads $p \
 			>"$T/$name.out" 2>"$T/$name.err" || status=$?
 		expect_status $name 0
-		same_output plain$threads $name
+		same_output plain$p$threads $name
 		report_csv $name
-		want_count $name "function=c_use,event=tsc" calls $((threads * rounds))
-		want_count $name "function=q_fn,event=tsc" calls $((threads * rounds))
+		want_count $name "function=${fns%,*},event=tsc" calls $((threads * rounds))
+		want_count $name "function=${fns#*,},event=tsc" calls $((threads * rounds))
 	done
-	echo "$threads threads x $rounds load/call/unload rounds, $3 runs:" \
-		"as without the shim, every call counted"
+	echo "$fns: $threads threads x $rounds load/call/unload rounds, $4 runs:" \
+		"as without the shim, every call counted once"
 }
 
-churn_runs 4 200 5
-churn_runs 8 100 3
+churn_runs c 4 200 5
+churn_runs c 8 100 3
+churn_runs t 8 100 6
