@@ -486,6 +486,25 @@ static int has_entry(const char *list)
 	return list[strspn(list, ", \t\n\v\f\r")] != '\0';
 }
 
+/* The next entry of the comma-separated list at *rest, without the white
+ * space around it (as the shim reads it): its start, and its length in
+ * *len; *rest moves past its comma.  NULL after the last entry. */
+static const char *next_entry(const char **rest, size_t *len)
+{
+	const char *b = *rest, *e;
+
+	if (!b)
+		return NULL;
+	e = b + strcspn(b, ",");
+	*rest = *e ? e + 1 : NULL;
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	*len = (size_t)(e - b);
+	return b;
+}
+
 /* Checks each entry of list (from what: -t or CACHESHIM_TARGETS) as the
  * shim will take it (common/targetspec.c): the shim ignores a bad one
  * with a line on the program's stderr, and the run measures less than
@@ -500,45 +519,39 @@ static int check_targets(const char *list, const char *what)
 		[CS_TSPEC_ADDRESS] = "neither a function name nor MODULE+0xOFFSET",
 	};
 	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
-	const char *b = list, *e;
+	const char *rest = list, *b;
 	unsigned nseen = 0, argn, i;
 	enum cs_target_spec_error err;
 	size_t n, namelen;
 
-	for (;; b = e + 1) {
-		e = b + strcspn(b, ",");
-		while (b < e && isspace((unsigned char)*b))
-			b++;
-		for (n = (size_t)(e - b); n && isspace((unsigned char)b[n - 1]); n--)
-			;
+	while ((b = next_entry(&rest, &n))) {
 		if (n >= sizeof(tok)) {
 			cs_err("run: %s: '%.20s...' is longer than %u characters", what, b,
 			       CS_TARGET_NAME_MAX + 8);
 			return CS_EXIT_USAGE;
 		}
-		if (n) {
-			memcpy(tok, b, n);
-			tok[n] = '\0';
-			err = cs_target_spec(tok, &namelen, &argn);
-			if (err != CS_TSPEC_OK) {
-				cs_err("run: %s: '%s': %s", what, tok, why[err]);
-				return CS_EXIT_USAGE;
-			}
-			tok[namelen] = '\0';
-			for (i = 0; i < nseen && strcmp(seen[i], tok); i++)
-				;
-			if (i == nseen) {
-				if (nseen == CS_MAX_TARGET_PATTERNS) {
-					cs_err("run: %s: more than %d functions or patterns", what,
-					       CS_MAX_TARGET_PATTERNS);
-					return CS_EXIT_USAGE;
-				}
-				strcpy(seen[nseen++], tok);
-			}
+		if (!n)
+			continue;
+		memcpy(tok, b, n);
+		tok[n] = '\0';
+		err = cs_target_spec(tok, &namelen, &argn);
+		if (err != CS_TSPEC_OK) {
+			cs_err("run: %s: '%s': %s", what, tok, why[err]);
+			return CS_EXIT_USAGE;
 		}
-		if (!*e)
-			return 0;
+		tok[namelen] = '\0';
+		for (i = 0; i < nseen && strcmp(seen[i], tok); i++)
+			;
+		if (i < nseen)
+			continue; /* listed twice: the shim takes it once */
+		if (nseen == CS_MAX_TARGET_PATTERNS) {
+			cs_err("run: %s: more than %d functions or patterns", what,
+			       CS_MAX_TARGET_PATTERNS);
+			return CS_EXIT_USAGE;
+		}
+		strcpy(seen[nseen++], tok);
 	}
+	return 0;
 }
 
 /* Checks each event of list (from what: -e or CACHESHIM_EVENTS) as the
@@ -553,16 +566,11 @@ static int check_events(const char *list, const char *what)
 {
 	struct perf_event_attr attr;
 	char tok[CS_EVENT_NAME_MAX + 1];
-	const char *b = list, *e, *why;
+	const char *rest = list, *b, *why;
 	int loaded = 0, ret = 0, r;
 	size_t n;
 
-	for (; !ret; b = e + 1) {
-		e = b + strcspn(b, ",");
-		while (b < e && strchr(" \t\n\v\f\r", *b))
-			b++;
-		for (n = (size_t)(e - b); n && strchr(" \t\n\v\f\r", b[n - 1]); n--)
-			;
+	while (!ret && (b = next_entry(&rest, &n))) {
 		if (n >= sizeof(tok) - 1) {
 			cs_err("run: %s: event '%.*s' is longer than %u characters", what, (int)n,
 			       b, CS_EVENT_NAME_MAX - 1);
@@ -590,8 +598,6 @@ static int check_events(const char *list, const char *what)
 				}
 			}
 		}
-		if (!*e)
-			break;
 	}
 	if (loaded > 0)
 		cs_pfm.terminate();

@@ -232,28 +232,31 @@ expect_status $LINENO 2
 expect_err $LINENO "run: -e ' ,' names no event"
 [ -s "$T/out" ] && fail $LINENO "the program ran"
 
+# refused LINE OPTION VALUE MESSAGE: `run OPTION VALUE` (or, for OPTION
+# VAR=, VALUE in the environment variable VAR) is refused before the
+# program runs, with MESSAGE as its one line and exit status 2.
+refused()
+{
+	if [ "${2%=}" != "$2" ]; then
+		run_cmd env "$2$3" "$CS_CMD" run -- sh -c 'echo ran'
+	else
+		run_cmd "$CS_CMD" run "$2" "$3" -- sh -c 'echo ran'
+	fi
+	expect_status "$1" 2
+	expect_err "$1" "$4"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "$1" "not one line"; show "$T/err"; }
+	[ -s "$T/out" ] && fail "$1" "the program ran"
+}
+
 # An event name libpfm4 does not know (the shim would leave it out and
 # measure less than asked), an unknown preset, a name longer than the
 # shim takes: refused before the run.  A known hardware event is not,
 # even where no PMU can count it: the shim says so when it starts.
-ev_cases=(
-	$LINENO -e nosuch_event "run: -e: event 'nosuch_event': event not found (\`cacheshim list\` shows the events known here)"
-	$LINENO -e "tsc, perf::NO_SUCH" "run: -e: event 'perf::NO_SUCH':"
-	$LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache,"
-	$LINENO -e "perf::$(printf '%*s' 70 '' | tr ' ' A)" "is longer than 63 characters"
-	$LINENO env nosuch_event "run: CACHESHIM_EVENTS: event 'nosuch_event': event not found"
-)
-for ((i = 0; i < ${#ev_cases[@]}; i += 4)); do
-	if [ "${ev_cases[i + 1]}" = env ]; then
-		CACHESHIM_EVENTS=${ev_cases[i + 2]} run_cmd "$CS_CMD" run -- sh -c 'echo ran'
-	else
-		run_cmd "$CS_CMD" run -e "${ev_cases[i + 2]}" -- sh -c 'echo ran'
-	fi
-	expect_status "${ev_cases[i]}" 2
-	expect_err "${ev_cases[i]}" "${ev_cases[i + 3]}"
-	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "${ev_cases[i]}" "not one line"; show "$T/err"; }
-	[ -s "$T/out" ] && fail "${ev_cases[i]}" "the program ran"
-done
+refused $LINENO -e nosuch_event "run: -e: event 'nosuch_event': event not found (\`cacheshim list\` shows the events known here)"
+refused $LINENO -e "tsc, perf::NO_SUCH" "run: -e: event 'perf::NO_SUCH':"
+refused $LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache,"
+refused $LINENO -e "perf::$(printf '%*s' 70 '' | tr ' ' A)" "is longer than 63 characters"
+refused $LINENO CACHESHIM_EVENTS= nosuch_event "run: CACHESHIM_EVENTS: event 'nosuch_event': event not found"
 run_cmd "$CS_CMD" run -q -e 'tsc,perf::CYCLES,perf::PAGE-FAULTS:u,@cache' -- sh -c 'echo ran'
 expect_status $LINENO 0
 expect_out $LINENO <<<"ran"
@@ -261,27 +264,13 @@ expect_out $LINENO <<<"ran"
 # A target entry the shim would ignore (common/targetspec.c), or more
 # distinct patterns than it takes: refused before the run, where the
 # run used to go on measuring less than asked, or nothing.
-many=$(seq -f 'f%g' 1 65 | paste -sd,)
-tg_cases=(
-	$LINENO -t 'fn:bad' "run: -t: 'fn:bad': expected NAME or NAME:argN"
-	$LINENO -t 'fn:arg17' "run: -t: 'fn:arg17': N in :argN must be 1..16"
-	$LINENO -t 'ok, bad name' "run: -t: 'bad name': not a function name or glob"
-	$LINENO -t ':arg1' "run: -t: ':arg1': no function name"
-	$LINENO -t 'lib.so+0xzz' "run: -t: 'lib.so+0xzz': neither a function name nor MODULE+0xOFFSET"
-	$LINENO -t "$many" "run: -t: more than 64 functions or patterns"
-	$LINENO env 'x:arg0' "run: CACHESHIM_TARGETS: 'x:arg0': N in :argN must be 1..16"
-)
-for ((i = 0; i < ${#tg_cases[@]}; i += 4)); do
-	if [ "${tg_cases[i + 1]}" = env ]; then
-		CACHESHIM_TARGETS=${tg_cases[i + 2]} run_cmd "$CS_CMD" run -- sh -c 'echo ran'
-	else
-		run_cmd "$CS_CMD" run -t "${tg_cases[i + 2]}" -- sh -c 'echo ran'
-	fi
-	expect_status "${tg_cases[i]}" 2
-	expect_err "${tg_cases[i]}" "${tg_cases[i + 3]}"
-	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "${tg_cases[i]}" "not one line"; show "$T/err"; }
-	[ -s "$T/out" ] && fail "${tg_cases[i]}" "the program ran"
-done
+refused $LINENO -t 'fn:bad' "run: -t: 'fn:bad': expected NAME or NAME:argN"
+refused $LINENO -t 'fn:arg17' "run: -t: 'fn:arg17': N in :argN must be 1..16"
+refused $LINENO -t 'ok, bad name' "run: -t: 'bad name': not a function name or glob"
+refused $LINENO -t ':arg1' "run: -t: ':arg1': no function name"
+refused $LINENO -t 'lib.so+0xzz' "run: -t: 'lib.so+0xzz': neither a function name nor MODULE+0xOFFSET"
+refused $LINENO -t "$(seq -f 'f%g' 1 65 | paste -sd,)" "run: -t: more than 64 functions or patterns"
+refused $LINENO CACHESHIM_TARGETS= 'x:arg0' "run: CACHESHIM_TARGETS: 'x:arg0': N in :argN must be 1..16"
 # 64 distinct patterns (62 names, :argN, an address), a repeat: taken.
 run_cmd "$CS_CMD" run -q -t "$(seq -f 'f%g' 1 62 | paste -sd,),f1,g:arg16,lib.so+0x1f" \
 	-- sh -c 'echo ran'
