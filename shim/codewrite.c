@@ -270,7 +270,9 @@ static uint64_t span(uint64_t lo, uint64_t hi, uint64_t p, uint64_t size)
 	return b - a;
 }
 
-void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
+/* Maps size bytes at an address chosen by probing 1 MB steps above the
+ * module, then below it; NULL when nothing within reach is free. */
+static void *map_probing(uint64_t lo, uint64_t hi, size_t size, int prot)
 {
 	uint64_t step = 1ull << 20, a;
 	int i;
@@ -285,8 +287,9 @@ void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
 
 			if (i == 1 && lo < size + a + step)
 				break;
-			p = mmap((void *)(uintptr_t)want, size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			p = mmap((void *)(uintptr_t)want, size, prot,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+				 -1, 0);
 			if (p == MAP_FAILED)
 				continue;
 			if (span(lo, hi, (uint64_t)(uintptr_t)p, size) < REACH)
@@ -295,4 +298,73 @@ void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
 		}
 	}
 	return NULL;
+}
+
+/* Entry stubs of many loads share arenas: ARENA_BYTES of address space
+ * reserved (PROT_NONE) near a module and handed out front to back, a few
+ * pages per load.  With a mapping of its own per load, one at each 1 MB
+ * step, a library loaded and unloaded ~1,700 times had filled its 2 GB
+ * neighbourhood, and later loads' functions could not be patched.  Pages
+ * that held stubs are never handed out again (a retired load's stubs might
+ * still be run by a thread that has not left them), so an arena only
+ * ever fills.  Callers hold cs_entry_lock. */
+#define ARENA_BYTES (1ull << 20)
+#define MAX_ARENAS 4096
+
+static struct arena {
+	uint64_t base, used;
+} arenas[MAX_ARENAS];
+static unsigned narenas;
+
+/* Takes size bytes of an arena within reach of [lo, hi), read-write. */
+static void *take(struct arena *a, uint64_t lo, uint64_t hi, size_t size)
+{
+	uint64_t p = a->base + a->used;
+
+	if (a->used + size > ARENA_BYTES || span(lo, hi, p, size) >= REACH ||
+	    mprotect((void *)(uintptr_t)p, size, PROT_READ | PROT_WRITE) < 0)
+		return NULL;
+	a->used += size;
+	return (void *)(uintptr_t)p;
+}
+
+void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
+{
+	void *p;
+	unsigned i;
+
+	if (size > ARENA_BYTES / 4)
+		return map_probing(lo, hi, size, PROT_READ | PROT_WRITE);
+	/* Newest first: the arena the last load of this module used. */
+	for (i = narenas; i-- > 0;) {
+		p = take(&arenas[i], lo, hi, size);
+		if (p)
+			return p;
+	}
+	if (narenas == MAX_ARENAS)
+		return map_probing(lo, hi, size, PROT_READ | PROT_WRITE);
+	p = map_probing(lo, hi, ARENA_BYTES, PROT_NONE);
+	if (!p)
+		return NULL;
+	arenas[narenas].base = (uint64_t)(uintptr_t)p;
+	arenas[narenas].used = 0;
+	return take(&arenas[narenas++], lo, hi, size);
+}
+
+void cs_code_unmap_near(void *p, size_t size)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	unsigned i;
+
+	for (i = 0; i < narenas; i++) {
+		if (a >= arenas[i].base && a < arenas[i].base + ARENA_BYTES) {
+			/* Back to a reservation; the newest taken pages are
+			 * taken again by the next load. */
+			mprotect(p, size, PROT_NONE);
+			if (a + size == arenas[i].base + arenas[i].used)
+				arenas[i].used -= size;
+			return;
+		}
+	}
+	munmap(p, size);
 }

@@ -363,7 +363,7 @@ static void patch_candidates(struct module_pass *mp)
 		free(pend);
 		pend = NULL;
 		if (region)
-			munmap(region, size);
+			cs_code_unmap_near(region, size);
 		region = NULL;
 	} else {
 		*(uint64_t *)region = (uint64_t)(uintptr_t)cs_trampoline;
@@ -513,7 +513,7 @@ static void patch_candidates(struct module_pass *mp)
 	}
 	free(pend);
 	if (!written)
-		munmap(region, size); /* nothing runs there */
+		cs_code_unmap_near(region, size); /* nothing runs there */
 }
 
 /* The module's wanted names (cs_elf_open_wanted): the patterns' literal

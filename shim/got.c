@@ -297,12 +297,65 @@ int cs_target_at(uint64_t addr)
 	return (int)*addr_slot(addr) - 1;
 }
 
+/* Builds the address table again from the targets (newest first in each
+ * chain), after a target's address changed. */
+static void rebuild_by_addr(void)
+{
+	unsigned i;
+
+	memset(by_addr, 0, sizeof(by_addr));
+	for (i = 0; i < cs_g.ntargets; i++) {
+		uint32_t *slot = addr_slot(cs_g.targets[i].addr);
+
+		cs_g.targets[i].next_same = (int)*slot - 1;
+		*slot = i + 1;
+	}
+}
+
+/* A target of an unloaded module with this name, defined by the same file
+ * (path and build-id) as the module now loaded: the function loaded
+ * again.  Its index, file block, call sites and series go on, so that a
+ * library loaded and unloaded thousands of times is one row in the
+ * report and does not use up the CS_MAX_TARGETS indexes.  -1 if none. */
+static int retired_same(const char *name, uint64_t file)
+{
+	unsigned i;
+
+	for (i = 0; file && i < cs_g.ntargets; i++) {
+		const struct cs_target *t = &cs_g.targets[i];
+
+		if (t->unloaded && t->file == file && t->block && !strcmp(t->name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Takes retired target i for the same function at its new address. */
+static int reuse(int i, uint64_t addr, uint32_t module, uint32_t how)
+{
+	struct cs_target *t = &cs_g.targets[i];
+
+	/* Nothing runs the old function any more (its module is gone), so
+	 * its stub may call the new one from now on. */
+	__atomic_store_n(&cs_g.hot[i].call, addr, __ATOMIC_RELEASE);
+	t->module = module;
+	t->entry_done = 0;
+	t->entry_deferred = 0;
+	t->unloaded = 0;
+	t->block->how |= how;
+	if (t->addr != addr) {
+		t->addr = addr;
+		rebuild_by_addr();
+	}
+	return i;
+}
+
 int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 {
-	uint32_t *slot = addr_slot(addr);
+	uint32_t *slot = addr_slot(addr), module;
 	struct cs_target *t;
 	struct cs_target_block *b;
-	uint64_t base;
+	uint64_t base, file;
 	int i;
 
 	for (i = (int)*slot - 1; i >= 0; i = cs_g.targets[i].next_same) {
@@ -312,6 +365,11 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 			return i;
 		}
 	}
+	module = cs_modules_lookup(addr, &base);
+	file = cs_modules_file(module);
+	i = retired_same(name, file);
+	if (i >= 0)
+		return reuse(i, addr, module, how);
 	if (cs_g.ntargets == CS_MAX_TARGETS) {
 		CS_LOG_ONCE("more than %d functions matched; '%s' and later are not wrapped",
 			    CS_MAX_TARGETS, name);
@@ -336,8 +394,9 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	b->how = how;
 	b->argn = argn;
 	b->addr = addr;
-	b->module = cs_modules_lookup(addr, &base);
-	t->module = b->module;
+	b->module = module;
+	t->module = module;
+	t->file = file;
 	memcpy(b->name, t->name, sizeof(b->name));
 	cs_output_publish(b, CS_BLOCK_TARGET);
 	/* The trampoline indexes targets[] by what the stub pushes: make the

@@ -154,6 +154,11 @@ HOT void inc64(uint64_t *p)
 	__asm__ volatile("incq %0" : "+m"(*p) : : "cc");
 }
 
+HOT void dec64(uint64_t *p)
+{
+	__asm__ volatile("decq %0" : "+m"(*p) : : "cc", "memory");
+}
+
 HOT void inc32(uint32_t *p)
 {
 	__asm__ volatile("incl %0" : "+m"(*p) : : "cc");
@@ -431,7 +436,11 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	/* After a dlclose the thread's call-site addresses may be stale. */
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
 		return CS_ENTER_SLOW;
+	/* The counter brackets every read of the table (compiler barriers):
+	 * see cs_thread.probing. */
+	__asm__ volatile("incq %0" : "+m"(t->probing) : : "cc", "memory");
 	site = find_site(t, cs_target_id(f->target_idx), callsite_of(f), key_of(f, tg->argn));
+	dec64(&t->probing);
 	if (!site)
 		return CS_ENTER_SLOW;
 	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&

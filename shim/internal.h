@@ -180,7 +180,8 @@ struct cs_site_slot {
 struct cs_site_table {
 	uint64_t mask; /* slots - 1 */
 	uint64_t nsites;
-	struct cs_site_table *older; /* replaced tables, unmapped at exit */
+	struct cs_site_table *older; /* replaced tables, unmapped when no probe
+				      * can be reading them (or at exit) */
 	uint64_t reserved;
 	struct cs_site_slot slot[];
 };
@@ -224,6 +225,10 @@ struct cs_thread {
 	struct cs_thread_block *block;
 	uint64_t epoch; /* cs_g.epoch when the site table was started */
 	struct cs_site_table *sites;
+	/* Nonzero while the hot path probes `sites`: a signal handler's slow
+	 * path that replaces the table then must not unmap the old one, which
+	 * the interrupted probe goes on reading. */
+	uint64_t probing;
 	struct cs_series_block **series; /* by target index; NULL: series off */
 #define CS_NO_SERIES ((struct cs_series_block *)1) /* over the budget */
 	int series_busy; /* windows are being merged */
@@ -352,6 +357,7 @@ struct cs_target {
 	uint64_t addr; /* the real function */
 	int unloaded; /* its module was unloaded: never matched again */
 	uint32_t module; /* the module map's id of its module when added, 0 if unknown */
+	uint64_t file; /* that module's file (cs_modules_file), 0 if unknown */
 	int entry_done; /* entry patched or refused: not tried again */
 	int entry_deferred; /* its deferral was recorded already */
 	void *stub; /* entry stub that pushes the index */
@@ -606,8 +612,10 @@ struct cs_code_patch {
  * threads run; a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
 int cs_code_write(struct cs_code_patch *p, size_t n, int fresh, const char **why);
 /* Maps size bytes (read-write) within rel32 reach of all of [lo, hi).
- * Returns NULL when no such space is free. */
+ * Returns NULL when no such space is free.  Caller holds cs_entry_lock. */
 void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
+/* Gives back what cs_code_map_near mapped, when nothing ran there. */
+void cs_code_unmap_near(void *p, size_t size);
 
 /* ---- entry.c: entry patching of every loaded module ---- */
 /* Finds the functions matching the targets in every module not handled
@@ -630,12 +638,19 @@ void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
 /* ---- modules.c ---- */
+#define CS_MAX_MODULES 2048 /* loaded at once */
 /* Records every loaded module that is not recorded yet in the file. */
 void cs_modules_scan(void);
 /* Module id of the module containing addr (recording it if needed), 0 if
  * none; *base receives its load bias.  Not async-signal-safe-free: called
  * on the slow path of a new call site only. */
 uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base);
+/* What file module id was loaded from (a hash of its path and build-id),
+ * 0 if that module is unknown or unloaded. */
+uint64_t cs_modules_file(uint32_t id);
+/* The ids of the modules loaded now, ascending, into ids[max].  Returns
+ * how many. */
+unsigned cs_modules_live(uint32_t *ids, unsigned max);
 /* Forgets modules that are no longer loaded (after dlclose) and the
  * targets they defined.  Returns the number of modules forgotten. */
 int cs_modules_forget_unloaded(void);

@@ -12,17 +12,20 @@
 
 #include "shim/internal.h"
 
-#define CS_MAX_MODULES 2048
 
 struct module {
-	uint64_t lo, hi, base;
+	uint64_t lo, hi, base; /* lo == hi: unloaded, the slot free */
 	uint32_t id;
+	uint64_t file; /* hash of its path and build-id: the same file loaded again */
 	char name_head[64]; /* to tell a reused range from the old module */
 	struct cs_module_block *block; /* in the report file */
 };
 
+/* Slots of unloaded modules are taken again once all are used (a program
+ * loading and unloading a library thousands of times); ids only grow. */
 static struct module modules[CS_MAX_MODULES];
 static unsigned nmodules;
+static uint32_t last_id;
 pthread_mutex_t cs_modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
@@ -93,6 +96,31 @@ static int known(uint64_t lo, uint64_t hi, const char *path)
 	return 0;
 }
 
+/* A free slot: a new one, else one whose module was unloaded. */
+static struct module *free_slot(void)
+{
+	unsigned i;
+
+	if (nmodules < CS_MAX_MODULES)
+		return &modules[nmodules];
+	for (i = 0; i < nmodules; i++)
+		if (modules[i].lo == modules[i].hi)
+			return &modules[i];
+	return NULL;
+}
+
+static uint64_t file_hash(const char *path, const uint8_t *id, uint32_t idlen)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	uint32_t i;
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ull;
+	for (i = 0; i < idlen; i++)
+		h = (h ^ id[i]) * 0x100000001b3ull;
+	return h;
+}
+
 static int record(struct dl_phdr_info *info, size_t size, void *data)
 {
 	const char *path = module_path(info);
@@ -103,28 +131,30 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	uint32_t bsize;
 
 	module_range(info, &lo, &hi);
-	if (lo >= hi || known(lo, hi, path) || nmodules == CS_MAX_MODULES || !cs_g.hdr)
+	if (lo >= hi || known(lo, hi, path) || !cs_g.hdr || !(m = free_slot()))
 		return 0;
 	bsize = (uint32_t)((sizeof(*b) + len + 7) & ~7ul);
 	b = cs_output_reserve(bsize);
 	if (!b)
 		return 0;
-	m = &modules[nmodules];
-	m->lo = lo;
-	m->hi = hi;
-	m->base = info->dlpi_addr;
-	m->id = nmodules + 1;
-	m->block = b;
-	snprintf(m->name_head, sizeof(m->name_head), "%s", path);
-	b->id = m->id;
-	b->base = m->base;
+	b->id = ++last_id;
+	b->base = info->dlpi_addr;
 	b->lo = lo;
 	b->hi = hi;
 	b->build_id_len = build_id(info, b->build_id, sizeof(b->build_id));
 	memcpy(b->path, path, len);
 	cs_output_publish(b, CS_BLOCK_MODULE);
-	/* Lookups read nmodules without the lock: publish the entry first. */
-	__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+	/* Lookups read the table without the lock: a free slot matches no
+	 * address (hi == lo == 0) until its hi is stored, last. */
+	m->base = info->dlpi_addr;
+	m->id = b->id;
+	m->block = b;
+	m->file = file_hash(path, b->build_id, b->build_id_len);
+	snprintf(m->name_head, sizeof(m->name_head), "%s", path);
+	__atomic_store_n(&m->lo, lo, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->hi, hi, __ATOMIC_RELEASE);
+	if (m == &modules[nmodules])
+		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -230,7 +260,8 @@ int cs_modules_forget_unloaded(void)
 		 * unloaded, its entry-patched functions would look unpatched
 		 * and the next GOT pass hook their slots too (counted twice). */
 		cs_target_forget_range(m->lo, m->hi, m->id);
-		m->lo = m->hi = 0;
+		__atomic_store_n(&m->hi, 0, __ATOMIC_RELEASE); /* matches nothing from here */
+		m->lo = 0;
 		gone++;
 	}
 	pthread_mutex_unlock(&cs_modules_lock);
@@ -240,14 +271,67 @@ int cs_modules_forget_unloaded(void)
 static uint32_t find(uint64_t addr, uint64_t *base)
 {
 	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+	uint32_t id = 0;
 
-	/* Newest first: a module loaded over an unloaded one's range wins. */
-	for (i = n; i-- > 0;) {
-		if (addr >= modules[i].lo && addr < modules[i].hi) {
-			*base = modules[i].base;
-			return modules[i].id;
+	/* The newest (highest id) wins: a module loaded over an unloaded
+	 * one's range before the unload was seen. */
+	for (i = 0; i < n; i++) {
+		const struct module *m = &modules[i];
+
+		if (addr < __atomic_load_n(&m->hi, __ATOMIC_ACQUIRE) && addr >= m->lo &&
+		    m->id > id) {
+			*base = m->base;
+			id = m->id;
 		}
 	}
+	return id;
+}
+
+static void sift_down(uint32_t *a, unsigned root, unsigned n)
+{
+	unsigned child;
+
+	for (; (child = 2 * root + 1) < n; root = child) {
+		uint32_t tmp;
+
+		if (child + 1 < n && a[child + 1] > a[child])
+			child++;
+		if (a[root] >= a[child])
+			return;
+		tmp = a[root];
+		a[root] = a[child];
+		a[child] = tmp;
+	}
+}
+
+unsigned cs_modules_live(uint32_t *ids, unsigned max)
+{
+	unsigned i, k, n = 0, total = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < total && n < max; i++)
+		if (__atomic_load_n(&modules[i].hi, __ATOMIC_ACQUIRE))
+			ids[n++] = modules[i].id;
+	/* Heapsort: no malloc (this may run in a signal handler's slow
+	 * path), and reused slots leave the ids in no order. */
+	for (k = n / 2; k-- > 0;)
+		sift_down(ids, k, n);
+	for (k = n; k-- > 1;) {
+		uint32_t tmp = ids[0];
+
+		ids[0] = ids[k];
+		ids[k] = tmp;
+		sift_down(ids, 0, k);
+	}
+	return n;
+}
+
+uint64_t cs_modules_file(uint32_t id)
+{
+	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; id && i < n; i++)
+		if (modules[i].id == id && modules[i].lo != modules[i].hi)
+			return modules[i].file;
 	return 0;
 }
 

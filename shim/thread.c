@@ -178,6 +178,79 @@ static void table_put(struct cs_site_table *tab, const struct cs_site_slot *in)
 	tab->nsites++;
 }
 
+/* Unmaps the tables t's table replaced, unless a probe of them may be
+ * under way: this slow path then runs in a signal handler that
+ * interrupted the hot path's probe, which reads on once it returns.  Kept
+ * then, they go at a later replacement or at the thread's exit. */
+static void free_older(struct cs_thread *t)
+{
+	struct cs_site_table *older;
+
+	if (__atomic_load_n(&t->probing, __ATOMIC_RELAXED))
+		return;
+	older = t->sites->older;
+	t->sites->older = NULL;
+	table_free_all(older);
+}
+
+static int sorted_has(const uint32_t *a, unsigned n, uint32_t v)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (a[mid] == v)
+			return 1;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Whether a site table entry stays valid after a dlclose: its call site
+ * lies in a module still loaded (whose addresses no other module can have
+ * taken), or it is an overflow row (call site 0). */
+static int still_valid(const struct cs_site_slot *s, const uint32_t *live, unsigned n)
+{
+	const struct cs_site_block *b;
+
+	if (!s->site)
+		return 0;
+	b = cs_site_at(s->site);
+	return !b->callsite || (b->module && sorted_has(live, n, b->module));
+}
+
+/* The table a thread goes on with after a dlclose: the entries of old
+ * that stay valid, the same blocks.  Starting over empty made a new site
+ * block (9 KB with one event) for every call site at every dlclose, and
+ * a program loading and unloading a plugin in a loop grew its report and
+ * its memory without bound. */
+static struct cs_site_table *table_carry(const struct cs_site_table *old)
+{
+	size_t live_bytes = CS_MAX_MODULES * sizeof(uint32_t);
+	uint32_t *live = map_zeroed(live_bytes);
+	struct cs_site_table *nt = NULL;
+	uint64_t i, keep = 0, slots = CS_SITE_TABLE_MIN;
+	unsigned n;
+
+	if (!live)
+		return NULL;
+	n = cs_modules_live(live, CS_MAX_MODULES);
+	for (i = 0; i <= old->mask; i++)
+		keep += still_valid(&old->slot[i], live, n);
+	while ((keep + 1) * 4 > slots * 3)
+		slots *= 2;
+	nt = table_new(slots);
+	for (i = 0; nt && i <= old->mask; i++)
+		if (still_valid(&old->slot[i], live, n))
+			table_put(nt, &old->slot[i]);
+	munmap(live, live_bytes);
+	return nt;
+}
+
 /* Doubles the site table: fills a new one, then swaps the pointer. */
 static int grow_table(struct cs_thread *t)
 {
@@ -192,6 +265,7 @@ static int grow_table(struct cs_thread *t)
 	}
 	nt->older = old;
 	__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
+	free_older(t);
 	return 0;
 }
 
@@ -361,13 +435,15 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	if (!t->ready)
 		goto pass;
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE)) {
-		struct cs_site_table *nt = table_new(CS_SITE_TABLE_MIN);
+		uint64_t epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
+		struct cs_site_table *nt = table_carry(t->sites);
 
 		if (!nt)
 			goto pass;
 		nt->older = t->sites;
 		__atomic_store_n(&t->sites, nt, __ATOMIC_RELEASE);
-		t->epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
+		t->epoch = epoch;
+		free_older(t);
 	}
 	site = cs_thread_site(t, cs_target_id(f->target_idx), cs_hot_callsite(f),
 			      cs_hot_key(f, tg->argn));
