@@ -302,29 +302,67 @@ static void *map_probing(uint64_t lo, uint64_t hi, size_t size, int prot)
 
 /* Entry stubs of many loads share arenas: ARENA_BYTES of address space
  * reserved (PROT_NONE) near a module and handed out front to back, a few
- * pages per load.  With a mapping of its own per load, one at each 1 MB
- * step, a library loaded and unloaded ~1,700 times had filled its 2 GB
- * neighbourhood, and later loads' functions could not be patched.  Pages
- * that held stubs are never handed out again (a retired load's stubs might
- * still be run by a thread that has not left them), so an arena only
- * ever fills.  Callers hold cs_entry_lock. */
+ * hundred bytes per load.  With a mapping of its own per load, one at
+ * each 1 MB step, a library loaded and unloaded ~1,700 times had filled
+ * its 2 GB neighbourhood (and kept a page per load).  Bytes that held
+ * stubs are never handed out again (a retired load's stubs might still be
+ * run by a thread that has not left them), so an arena only ever fills.
+ * Pages are made executable as stubs reach them; the rest of a page
+ * whose first stubs are live is written through /proc/self/mem, since
+ * making it writable would take it from threads running those.  Callers
+ * hold cs_entry_lock. */
 #define ARENA_BYTES (1ull << 20)
 #define MAX_ARENAS 4096
+#define PAGE 4096ull
 
 static struct arena {
 	uint64_t base, used;
+	uint64_t exec_end; /* pages below are executable (page-aligned) */
 } arenas[MAX_ARENAS];
 static unsigned narenas;
+static int mem_writable = -1; /* /proc/self/mem can be written; -1: not tried */
 
-/* Takes size bytes of an arena within reach of [lo, hi), read-write. */
+static struct arena *arena_of(uint64_t p)
+{
+	unsigned i;
+
+	for (i = 0; i < narenas; i++)
+		if (p >= arenas[i].base && p < arenas[i].base + ARENA_BYTES)
+			return &arenas[i];
+	return NULL;
+}
+
+static int write_mem(uint64_t at, const void *src, size_t n)
+{
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ssize_t w = -1;
+
+	if (fd >= 0) {
+		w = pwrite(fd, src, n, (off_t)at);
+		close(fd);
+	}
+	return w == (ssize_t)n ? 0 : -EIO;
+}
+
+/* Takes size bytes of an arena within reach of [lo, hi).  Without a
+ * writable /proc/self/mem, each load starts on a page of its own. */
 static void *take(struct arena *a, uint64_t lo, uint64_t hi, size_t size)
 {
-	uint64_t p = a->base + a->used;
+	uint64_t used = a->used, p;
 
-	if (a->used + size > ARENA_BYTES || span(lo, hi, p, size) >= REACH ||
-	    mprotect((void *)(uintptr_t)p, size, PROT_READ | PROT_WRITE) < 0)
+	if (mem_writable < 0) {
+		int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+
+		mem_writable = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!mem_writable && a->base + used < a->exec_end)
+		used = a->exec_end - a->base;
+	p = a->base + used;
+	if (used + size > ARENA_BYTES || span(lo, hi, p, size) >= REACH)
 		return NULL;
-	a->used += size;
+	a->used = used + size;
 	return (void *)(uintptr_t)p;
 }
 
@@ -333,6 +371,7 @@ void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
 	void *p;
 	unsigned i;
 
+	size = (size + 15) & ~(size_t)15;
 	if (size > ARENA_BYTES / 4)
 		return map_probing(lo, hi, size, PROT_READ | PROT_WRITE);
 	/* Newest first: the arena the last load of this module used. */
@@ -348,23 +387,63 @@ void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size)
 		return NULL;
 	arenas[narenas].base = (uint64_t)(uintptr_t)p;
 	arenas[narenas].used = 0;
+	arenas[narenas].exec_end = arenas[narenas].base;
 	return take(&arenas[narenas++], lo, hi, size);
+}
+
+int cs_code_install(void *dst, const void *src, size_t n)
+{
+	uint64_t p = (uint64_t)(uintptr_t)dst, end = p + n, first, last;
+	struct arena *a = arena_of(p);
+	const char *from = src;
+
+	if (!a) {
+		/* A mapping of its own (cs_code_map_near): still writable. */
+		memcpy(dst, src, n);
+		return mprotect(dst, (n + PAGE - 1) & ~(PAGE - 1), PROT_READ | PROT_EXEC) < 0
+			       ? -errno
+			       : 0;
+	}
+	if (p < a->exec_end) {
+		size_t k = (end < a->exec_end ? end : a->exec_end) - p;
+
+		if (write_mem(p, from, k) < 0)
+			return -EIO;
+		p += k;
+		from += k;
+	}
+	if (p == end)
+		return 0;
+	/* Pages nobody runs yet: writable for the copy, then executable. */
+	first = p & ~(PAGE - 1);
+	last = (end + PAGE - 1) & ~(PAGE - 1);
+	if (mprotect((void *)(uintptr_t)first, last - first, PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	memcpy((void *)(uintptr_t)p, from, end - p);
+	if (mprotect((void *)(uintptr_t)first, last - first, PROT_READ | PROT_EXEC) < 0)
+		return -errno;
+	if (last > a->exec_end)
+		a->exec_end = last;
+	return 0;
 }
 
 void cs_code_unmap_near(void *p, size_t size)
 {
-	uint64_t a = (uint64_t)(uintptr_t)p;
-	unsigned i;
+	uint64_t at = (uint64_t)(uintptr_t)p;
+	struct arena *a = arena_of(at);
 
-	for (i = 0; i < narenas; i++) {
-		if (a >= arenas[i].base && a < arenas[i].base + ARENA_BYTES) {
-			/* Back to a reservation; the newest taken pages are
-			 * taken again by the next load. */
-			mprotect(p, size, PROT_NONE);
-			if (a + size == arenas[i].base + arenas[i].used)
-				arenas[i].used -= size;
-			return;
-		}
+	size = (size + 15) & ~(size_t)15;
+	if (!size)
+		return;
+	if (!a) {
+		/* A mapping of its own: its pages from p on, if p starts one. */
+		if (!(at & (PAGE - 1)))
+			munmap(p, size);
+		return;
 	}
-	munmap(p, size);
+	/* The newest bytes handed out, which nothing runs: handed out again
+	 * (executable pages among them are written over through
+	 * /proc/self/mem, like any page with live stubs). */
+	if (at + size == a->base + a->used)
+		a->used -= size;
 }

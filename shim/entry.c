@@ -297,10 +297,11 @@ static int never_wrapped(const struct module_pass *mp, const struct candidate *c
 
 /* ---- stubs and thunks next to the module ---- */
 
-/* Writes the stub of target idx at s: push $idx; jmp *trampoline. */
-static void make_stub(uint8_t *s, uint8_t *region, unsigned idx)
+/* Writes into s the stub of target idx that will run at address at:
+ * push $idx; jmp *trampoline (the region's first word). */
+static void make_stub(uint8_t *s, uint64_t at, uint64_t region, unsigned idx)
 {
-	int32_t disp = (int32_t)(region - (s + 11));
+	int32_t disp = (int32_t)((int64_t)region - (int64_t)(at + 11));
 
 	s[0] = 0x68; /* push imm32 */
 	memcpy(s + 1, &idx, 4);
@@ -317,6 +318,12 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 	struct cs_target *t = &cs_g.targets[idx];
 	struct cs_refusal_block *b;
 
+	/* A function loaded again (a reused target) and refused for the
+	 * same reason: said and recorded once, not at each of thousands of
+	 * loads. */
+	if (t->refused_why == why && (t->block->how & CS_HOOK_REFUSED))
+		return;
+	t->refused_why = why;
 	t->block->how |= CS_HOOK_REFUSED;
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
@@ -336,21 +343,22 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 static void patch_candidates(struct module_pass *mp)
 {
 	struct cs_code_patch *pend;
-	uint8_t *region;
+	uint8_t *region, *stage; /* where the stubs run; where they are made */
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	const char *failed = NULL, *no_room = NULL;
 	unsigned written = 0;
-	int alias;
+	int alias, ret;
 
 	for (i = 0; i < mp->nranges; i++) {
 		lo = mp->rlo[i] < lo ? mp->rlo[i] : lo;
 		hi = mp->rhi[i] > hi ? mp->rhi[i] : hi;
 	}
-	size = (STUB_BYTES + mp->ncand * ENTRY_BYTES + 4095) & ~(size_t)4095;
+	size = (STUB_BYTES + mp->ncand * ENTRY_BYTES + 15) & ~(size_t)15;
 	region = cs_code_map_near(lo, hi, size);
 	pend = calloc(mp->ncand, sizeof(*pend));
-	if (!region || !pend) {
+	stage = calloc(1, size);
+	if (!region || !pend || !stage) {
 		CS_LOG_ONCE("no memory within 2 GB of %s for entry stubs; using GOT slots only",
 			    mp->shown);
 		/* Each candidate is still a target, refused with the reason:
@@ -361,12 +369,14 @@ static void patch_candidates(struct module_pass *mp)
 		no_room = region ? "out of memory for the entry stubs"
 				 : "no memory within 2 GB of the module for entry stubs";
 		free(pend);
+		free(stage);
 		pend = NULL;
+		stage = NULL;
 		if (region)
 			cs_code_unmap_near(region, size);
 		region = NULL;
 	} else {
-		*(uint64_t *)region = (uint64_t)(uintptr_t)cs_trampoline;
+		*(uint64_t *)stage = (uint64_t)(uintptr_t)cs_trampoline;
 	}
 	for (i = 0; i < mp->ncand; i++) {
 		struct candidate *c = &mp->cand[i];
@@ -439,12 +449,14 @@ static void patch_candidates(struct module_pass *mp)
 		}
 		stub = region + used;
 		thunk = stub + STUB_BYTES;
-		n = cs_reloc_emit(&plan, (uint64_t)(uintptr_t)thunk, thunk, CS_THUNK_MAX, &why);
+		n = cs_reloc_emit(&plan, (uint64_t)(uintptr_t)thunk, stage + used + STUB_BYTES,
+				  CS_THUNK_MAX, &why);
 		if (n < 0) {
 			refuse(mp, idx, why, 0);
 			continue;
 		}
-		make_stub(stub, region, (unsigned)idx);
+		make_stub(stage + used, (uint64_t)(uintptr_t)stub, (uint64_t)(uintptr_t)region,
+			  (unsigned)idx);
 		used += (STUB_BYTES + (size_t)n + 15) & ~(size_t)15;
 		pend[npend].at = plan.patch;
 		memcpy(pend[npend].orig, (const void *)(uintptr_t)plan.patch, sizeof(pend[npend].orig));
@@ -467,9 +479,11 @@ static void patch_candidates(struct module_pass *mp)
 	}
 	if (no_room)
 		return;
-	if (mprotect(region, size, PROT_READ | PROT_EXEC) < 0) {
+	ret = cs_code_install(region, stage, used);
+	free(stage);
+	if (ret < 0) {
 		CS_LOG_ONCE("cannot make the entry stubs executable: %s; using GOT slots only",
-			    strerror(errno));
+			    strerror(-ret));
 		failed = "the entry stubs cannot be made executable";
 	} else if (npend) {
 		/* Calls through GOT stubs may take the thunks from now on: they
@@ -496,6 +510,7 @@ static void patch_candidates(struct module_pass *mp)
 		}
 		t->block->how |= CS_HOOK_ENTRY;
 		t->block->how &= ~CS_HOOK_REFUSED; /* deferred before, done now */
+		t->refused_why = NULL;
 		if (!mp->mark_at) {
 			mp->mark_at = pend[i].at;
 			memcpy(mp->mark, (const void *)(uintptr_t)pend[i].at, sizeof(mp->mark));
@@ -514,6 +529,8 @@ static void patch_candidates(struct module_pass *mp)
 	free(pend);
 	if (!written)
 		cs_code_unmap_near(region, size); /* nothing runs there */
+	else
+		cs_code_unmap_near(region + used, size - used); /* never used */
 }
 
 /* The module's wanted names (cs_elf_open_wanted): the patterns' literal

@@ -360,6 +360,7 @@ struct cs_target {
 	uint64_t file; /* that module's file (cs_modules_file), 0 if unknown */
 	int entry_done; /* entry patched or refused: not tried again */
 	int entry_deferred; /* its deferral was recorded already */
+	const char *refused_why; /* the reason its entry was last refused for */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
 	int next_same; /* the next older target at addr (cs_target_at), or -1 */
@@ -611,10 +612,14 @@ struct cs_code_patch {
  * with *why set when none could be written safely (an old module while
  * threads run; a thread blocks SIGTRAP; no membarrier SYNC_CORE). */
 int cs_code_write(struct cs_code_patch *p, size_t n, int fresh, const char **why);
-/* Maps size bytes (read-write) within rel32 reach of all of [lo, hi).
- * Returns NULL when no such space is free.  Caller holds cs_entry_lock. */
+/* Reserves size bytes of code space within rel32 reach of all of
+ * [lo, hi), for cs_code_install.  Returns NULL when no such space is free.
+ * Callers hold cs_entry_lock (as for the two below). */
 void *cs_code_map_near(uint64_t lo, uint64_t hi, size_t size);
-/* Gives back what cs_code_map_near mapped, when nothing ran there. */
+/* Puts n bytes of code at dst (reserved by cs_code_map_near), executable
+ * from then on.  Returns 0 or -errno. */
+int cs_code_install(void *dst, const void *src, size_t n);
+/* Gives back [p, p + size) of a reservation, which nothing runs. */
 void cs_code_unmap_near(void *p, size_t size);
 
 /* ---- entry.c: entry patching of every loaded module ---- */
