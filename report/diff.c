@@ -337,7 +337,8 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 
 			/* Names are the program's bytes: no control character
 			 * reaches the terminal, and the widths are those of
-			 * the escaped text (the CSV quotes them). */
+			 * the escaped text, in display columns (the CSV quotes
+			 * them). */
 			cs_util_escape_ctl(l ? l->row->fn : "function", buf[0], sizeof(buf[0]));
 			cs_util_escape_ctl(l ? l->row->cs : "callsite", buf[1], sizeof(buf[1]));
 			cs_util_escape_ctl(l ? l->row->mod : "module", buf[2], sizeof(buf[2]));
@@ -349,7 +350,7 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 						 stat_names[c / NVALS], val_names[c % NVALS]);
 			}
 			for (k = 0; k < NCOLS + 3; k++) {
-				len = strlen(buf[k]);
+				len = cs_util_width(buf[k], strlen(buf[k]));
 				if (pass == 0) {
 					if (len > w[k])
 						w[k] = len;
@@ -357,12 +358,10 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 				}
 				if (by_fn && (k == 1 || k == 2))
 					continue;
-				if (k == 0)
-					fprintf(out, "  %-*s", (int)w[k], buf[k]);
-				else if (k < 3)
-					fprintf(out, "  %-*s", (int)w[k], buf[k]);
+				if (k < 3)
+					fprintf(out, "  %-*s", cs_util_field(buf[k], w[k]), buf[k]);
 				else
-					fprintf(out, "  %*s", (int)w[k], buf[k]);
+					fprintf(out, "  %*s", cs_util_field(buf[k], w[k]), buf[k]);
 			}
 			if (pass)
 				fputc('\n', out);

@@ -271,14 +271,29 @@ static const char *const fcol_names[NFCOLS] = {
 	"min",	    "p50",	"p90",	  "p99",   "max",  "total",
 };
 
-#define FCELL 80
+#define FCELL 32 /* a number for a human (cs_util_human): at most 22 characters */
+/* A name cut to CS_NAME_COLUMNS columns: up to 4 bytes each. */
+#define FNAME (4 * CS_NAME_COLUMNS + 1)
 
 struct fline {
 	size_t order; /* position in the sorted rows */
 	int status;
 	long double value;
-	char cell[NFCOLS][FCELL];
+	char name[F_MODULE + 1][FNAME]; /* function, callsite, module */
+	char cell[NFCOLS - F_CALLS][FCELL]; /* the numbers: calls ... total */
 };
+
+/* The cell of number column c (F_CALLS ... F_TOTAL) of l. */
+static char *num(struct fline *l, unsigned c)
+{
+	return l->cell[c - F_CALLS];
+}
+
+/* The text of column c of l. */
+static const char *fcell(const struct fline *l, unsigned c)
+{
+	return c <= F_MODULE ? l->name[c] : l->cell[c - F_CALLS];
+}
 
 static int cmp_flines(const void *a, const void *b)
 {
@@ -296,44 +311,42 @@ static int cmp_flines(const void *a, const void *b)
 static void fill_fline(struct fline *l, const struct cs_report *r, const struct cs_formula *d,
 		       const struct cs_row *row, struct cs_symbols *syms)
 {
-	char fn[CS_FUNCTION_MAX], cs[FCELL], mod[FCELL];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
 	struct cs_formula_value v;
 	unsigned c;
 
 	cs_merge_function(row, fn, sizeof(fn));
 	cs_output_callsite(r, row, syms, cs, sizeof(cs), mod, sizeof(mod));
 	/* Names are the program's bytes: no control character reaches the
-	 * terminal (the CSV quotes them). */
-	cs_util_escape_ctl(fn, l->cell[F_FUNCTION], FCELL);
-	cs_util_escape_ctl(cs, l->cell[F_CALLSITE], FCELL);
-	cs_util_escape_ctl(mod, l->cell[F_MODULE], FCELL);
-	for (c = F_FUNCTION; c <= F_MODULE; c++)
-		if (strlen(l->cell[c]) > 60)
-			memcpy(l->cell[c] + 57, "...", 4);
+	 * terminal (the CSV quotes them).  Cut as the event tables cut them,
+	 * in the escaping: cutting its output split escapes and characters. */
+	cs_util_escape_cut(fn, CS_NAME_COLUMNS, l->name[F_FUNCTION], FNAME);
+	cs_util_escape_cut(cs, CS_NAME_COLUMNS, l->name[F_CALLSITE], FNAME);
+	cs_util_escape_cut(mod, CS_NAME_COLUMNS, l->name[F_MODULE], FNAME);
 	cs_formulas_eval(r, d, row, &v);
 	l->status = v.status;
 	l->value = v.value;
 	for (c = F_CALLS; c < NFCOLS; c++)
-		snprintf(l->cell[c], FCELL, "-");
+		snprintf(num(l, c), FCELL, "-");
 	if (v.status == CS_CALC_NOT_COUNTED) {
-		snprintf(l->cell[F_MEAN], FCELL, "not counted");
+		snprintf(num(l, F_MEAN), FCELL, "not counted");
 		return;
 	}
-	cs_util_human((long double)v.calls, l->cell[F_CALLS], FCELL);
+	cs_util_human((long double)v.calls, num(l, F_CALLS), FCELL);
 	if (v.status == CS_CALC_UNDEFINED) {
-		snprintf(l->cell[F_MEAN], FCELL, "undefined");
+		snprintf(num(l, F_MEAN), FCELL, "undefined");
 		return;
 	}
-	human_value(d, v.value, l->cell[F_MEAN], FCELL);
+	human_value(d, v.value, num(l, F_MEAN), FCELL);
 	if (v.have_total)
-		cs_util_human((long double)v.total, l->cell[F_TOTAL], FCELL);
+		cs_util_human((long double)v.total, num(l, F_TOTAL), FCELL);
 	if (v.have_dist) {
-		cs_util_human(v.dist.stddev, l->cell[F_STDDEV], FCELL);
-		cs_util_human((long double)v.dist.min, l->cell[F_MIN], FCELL);
-		cs_util_human((long double)v.dist.p50, l->cell[F_P50], FCELL);
-		cs_util_human((long double)v.dist.p90, l->cell[F_P90], FCELL);
-		cs_util_human((long double)v.dist.p99, l->cell[F_P99], FCELL);
-		cs_util_human((long double)v.dist.max, l->cell[F_MAX], FCELL);
+		cs_util_human(v.dist.stddev, num(l, F_STDDEV), FCELL);
+		cs_util_human((long double)v.dist.min, num(l, F_MIN), FCELL);
+		cs_util_human((long double)v.dist.p50, num(l, F_P50), FCELL);
+		cs_util_human((long double)v.dist.p90, num(l, F_P90), FCELL);
+		cs_util_human((long double)v.dist.p99, num(l, F_P99), FCELL);
+		cs_util_human((long double)v.dist.max, num(l, F_MAX), FCELL);
 	}
 }
 
@@ -344,22 +357,23 @@ static void print_flines(FILE *out, const struct fline *l, size_t n, int by_fn)
 
 	for (c = 0; c < NFCOLS; c++)
 		w[c] = strlen(fcol_names[c]);
+	/* Widths in display columns: a UTF-8 name is fewer than its bytes. */
 	for (i = 0; i < n; i++)
 		for (c = 0; c < NFCOLS; c++) {
-			len = strlen(l[i].cell[c]);
+			len = cs_util_width(fcell(&l[i], c), strlen(fcell(&l[i], c)));
 			if (len > w[c])
 				w[c] = len;
 		}
 	for (i = 0; i <= n; i++) {
 		fputs("  ", out);
 		for (c = 0; c < NFCOLS; c++) {
-			const char *v = i ? l[i - 1].cell[c] : fcol_names[c];
+			const char *v = i ? fcell(&l[i - 1], c) : fcol_names[c];
 
 			if (by_fn && (c == F_CALLSITE || c == F_MODULE))
 				continue;
 			/* Text columns left-aligned, numbers right-aligned. */
-			fprintf(out, c <= F_MODULE ? "%s%-*s" : "%s%*s", c ? "  " : "", (int)w[c],
-				v);
+			fprintf(out, c <= F_MODULE ? "%s%-*s" : "%s%*s", c ? "  " : "",
+				cs_util_field(v, w[c]), v);
 		}
 		fputc('\n', out);
 	}

@@ -40,8 +40,28 @@ const char *cs_util_basename(const char *path);
 /* Copies s into buf (len bytes) with each control character written as
  * \n, \t, \r or \xHH: a name with a newline broke the table's rows, and
  * an escape sequence reached the terminal.  Cut at a whole character or
- * escape.  Returns buf. */
+ * escape when len is short.  Returns buf. */
 char *cs_util_escape_ctl(const char *s, char *buf, size_t len);
+/* cs_util_escape_ctl in at most cols display columns (cs_util_width; cols
+ * 0: any, else more than 3): a longer text is cut after a whole character
+ * or escape and ends with "...".  len of 4 * cols + 1 always has room for
+ * the cut.  Returns buf. */
+char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len);
+/* s escaped (cs_util_escape_ctl), whole, in a malloc'd string; NULL when
+ * out of memory. */
+char *cs_util_escape_dup(const char *s);
+/* Length of the valid UTF-8 character at s (1 for ASCII, up to 4), 0 when
+ * s does not start one. */
+int cs_util_utf8_len(const char *s);
+/* Display columns of the n bytes of escaped text at s: one per character
+ * (printf pads by bytes, so UTF-8 names misaligned the columns). */
+size_t cs_util_width(const char *s, size_t n);
+/* The printf field width ("%-*s", "%*s") that pads escaped text s to cols
+ * display columns. */
+int cs_util_field(const char *s, size_t cols);
+/* Longest name, in display columns, in a column of the text tables:
+ * longer ones are cut, marked with "...". */
+#define CS_NAME_COLUMNS 60
 /* Whether path is a directory: a directory option naming none was
  * otherwise accepted silently (nothing found there).  Returns 0, or -1
  * with "WHAT PATH: reason" said. */

@@ -17,31 +17,6 @@
  * bytes that are not UTF-8 become \u00XX (their Latin-1 reading).
  */
 
-/* Length of the UTF-8 sequence at p (1-4), or 0 when it is not valid. */
-static int utf8_len(const unsigned char *p)
-{
-	int n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* Overlong forms, surrogates and code points past U+10FFFF. */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
 static void jstr(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -54,7 +29,7 @@ static void jstr(FILE *out, const char *s)
 			fputc(*p++, out);
 		} else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
 			fprintf(out, "\\u%04x", *p++);
-		} else if ((n = utf8_len(p)) > 0) {
+		} else if ((n = cs_util_utf8_len((const char *)p)) > 0) {
 			fwrite(p, 1, (size_t)n, out);
 			p += n;
 		} else {

@@ -7,7 +7,6 @@
 
 #include "report/internal.h"
 
-#define MAX_NAME_COLUMN 60 /* longer names are cut, marked with "..." */
 #define MAX_PIDS_SHOWN 8
 
 void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
@@ -109,12 +108,6 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 			cs_util_u128(r->setup_ticks, b1, sizeof(b1)));
 }
 
-static void cut(char *s, int truncate)
-{
-	if (truncate && strlen(s) > MAX_NAME_COLUMN)
-		memcpy(s + MAX_NAME_COLUMN - 3, "...", 4);
-}
-
 static void event_title(FILE *out, const struct cs_report *r, size_t ev)
 {
 	const struct cs_event_info *e = &r->events[ev];
@@ -142,12 +135,13 @@ struct grid {
 	uint32_t *off; /* [(nlines + 1) * ncols] */
 	uint16_t *clen; /* their lengths */
 	size_t ncols, nlines;
-	size_t *w; /* column widths */
+	size_t *w; /* column widths, in display columns (cs_util_width) */
+	size_t *wb; /* the most bytes a cell of the column has */
 };
 
 static int grid_put(struct grid *g, size_t line, size_t col, const char *s)
 {
-	size_t n = strlen(s), cap, k = line * g->ncols + col;
+	size_t n = strlen(s), cap, k = line * g->ncols + col, w;
 	char *nb;
 
 	if (n > 4000)
@@ -166,8 +160,11 @@ static int grid_put(struct grid *g, size_t line, size_t col, const char *s)
 	g->off[k] = (uint32_t)g->len;
 	g->clen[k] = (uint16_t)n;
 	g->len += n;
-	if (n > g->w[col])
-		g->w[col] = n;
+	w = cs_util_width(s, n);
+	if (w > g->w[col])
+		g->w[col] = w;
+	if (n > g->wb[col])
+		g->wb[col] = n;
 	return g->len > UINT32_MAX ? -ENOMEM : 0;
 }
 
@@ -178,7 +175,8 @@ static int grid_init(struct grid *g, size_t nlines, size_t ncols)
 	g->nlines = nlines;
 	g->off = malloc((nlines + 1) * ncols * sizeof(*g->off));
 	g->clen = malloc((nlines + 1) * ncols * sizeof(*g->clen));
-	g->w = calloc(ncols, sizeof(*g->w));
+	g->w = calloc(2 * ncols, sizeof(*g->w));
+	g->wb = g->w ? g->w + ncols : NULL;
 	return g->off && g->clen && g->w ? 0 : -ENOMEM;
 }
 
@@ -190,35 +188,39 @@ static void grid_free(struct grid *g)
 	free(g->w);
 }
 
-/* Prints g: text columns (text[c]) left-aligned, numbers right-aligned;
- * each line is put together first and written at once.  Returns 0 or
- * -ENOMEM. */
+/* Prints g: text columns (text[c]) left-aligned, numbers right-aligned,
+ * padded to their widths in display columns; each line is put together
+ * first and written at once.  Returns 0 or -ENOMEM. */
 static int grid_print(FILE *out, const struct grid *g, const int *text)
 {
-	size_t i, c, k, width = 2, p;
+	size_t i, c, k, room = 2, p, pad;
+	const char *cell;
 	char *line;
 
+	/* A cell's bytes and its padding: at most its column's bytes and
+	 * width. */
 	for (c = 0; c < g->ncols; c++)
-		width += g->w[c] + 2;
-	line = malloc(width + 1);
+		room += g->wb[c] + g->w[c] + 2;
+	line = malloc(room + 1);
 	if (!line)
 		return -ENOMEM;
 	for (i = 0; i <= g->nlines; i++) {
-		memset(line, ' ', width);
+		memset(line, ' ', room);
 		p = 2;
 		for (c = 0; c < g->ncols; c++) {
 			k = i * g->ncols + c;
-			if (text[c])
-				memcpy(line + p, g->buf + g->off[k], g->clen[k]);
-			else
-				memcpy(line + p + g->w[c] - g->clen[k], g->buf + g->off[k],
-				       g->clen[k]);
-			p += g->w[c] + 2;
+			cell = g->buf + g->off[k];
+			pad = g->w[c] - cs_util_width(cell, g->clen[k]);
+			if (c)
+				p += 2;
+			if (!text[c])
+				p += pad;
+			memcpy(line + p, cell, g->clen[k]);
+			p += g->clen[k];
+			/* No trailing blanks after the last column. */
+			if (text[c] && c + 1 < g->ncols)
+				p += pad;
 		}
-		/* No trailing blanks after the last column. */
-		p -= 2;
-		if (text[g->ncols - 1])
-			p -= g->w[g->ncols - 1] - g->clen[i * g->ncols + g->ncols - 1];
 		line[p++] = '\n';
 		fwrite_unlocked(line, 1, p, out);
 	}
@@ -322,9 +324,9 @@ static void text_cell(struct cs_view *v, size_t i, int col, int truncate, char *
 	if (col == CS_COL_SOURCE)
 		t = cs_util_basename(t);
 	/* Names are the program's bytes: no control character reaches the
-	 * terminal (CSV, JSON and HTML quote them their own way). */
-	cs_util_escape_ctl(t, buf, len);
-	cut(buf, truncate);
+	 * terminal (CSV, JSON and HTML quote them their own way).  Cut in
+	 * the escaping: cutting its output split escapes and characters. */
+	cs_util_escape_cut(t, truncate ? CS_NAME_COLUMNS : 0, buf, len);
 }
 
 /* Formats rows order[0, n) with columns cols[0, ncols) for event ev (the

@@ -110,31 +110,22 @@ static const char *const tc_title[TC_N] = {
 	"function", "module", "address", "how caught", "hidden", "calls", "reason",
 };
 
-/* A copy of s with its control characters escaped (the table's cells are
- * the file's bytes: no control character reaches the terminal; the CSV
- * and the JSON quote them their own way).  NULL when out of memory. */
-static char *escaped(const char *s)
-{
-	size_t len = 4 * strlen(s) + 1;
-	char *e = malloc(len);
-
-	return e ? cs_util_escape_ctl(s, e, len) : NULL;
-}
-
 /* Fills cells[TC_N] (each malloc'd) for t.  Returns 0 or -ENOMEM. */
 static int row_cells(const struct cs_target_info *t, char **cells)
 {
 	char buf[2048];
 	int i;
 
-	cells[TC_FUNCTION] = escaped(t->k.name);
-	cells[TC_MODULE] = escaped(t->mod ? cs_util_basename(t->mod->path) : "?");
-	cells[TC_ADDRESS] = escaped(cs_targets_address(t, buf, sizeof(buf)));
+	/* The cells are the file's bytes: no control character reaches the
+	 * terminal (the CSV and the JSON quote them their own way). */
+	cells[TC_FUNCTION] = cs_util_escape_dup(t->k.name);
+	cells[TC_MODULE] = cs_util_escape_dup(t->mod ? cs_util_basename(t->mod->path) : "?");
+	cells[TC_ADDRESS] = cs_util_escape_dup(cs_targets_address(t, buf, sizeof(buf)));
 	cells[TC_HOW] = strdup(how_text(t, buf, sizeof(buf)));
 	cells[TC_HIDDEN] = strdup(t->how & CS_HOOK_HIDDEN ? "hidden" : "");
 	cs_util_u128(t->calls, buf, sizeof(buf));
 	cells[TC_CALLS] = strdup(buf);
-	cells[TC_REASON] = escaped(cs_targets_reason(t, buf, sizeof(buf)));
+	cells[TC_REASON] = cs_util_escape_dup(cs_targets_reason(t, buf, sizeof(buf)));
 	for (i = 0; i < TC_N; i++)
 		if (!cells[i])
 			return -ENOMEM;
@@ -174,7 +165,7 @@ static void summary(FILE *out, struct cs_target_info **v, size_t n)
 int cs_targets_print_table(FILE *out, const struct cs_report *r)
 {
 	struct cs_target_info **all, **v;
-	size_t n, i, k = 0, w[TC_N];
+	size_t n, i, k = 0, w[TC_N], len;
 	char **cells;
 	int c, ret = 0;
 
@@ -199,11 +190,14 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r)
 	}
 	for (c = 0; c < TC_N; c++)
 		w[c] = strlen(tc_title[c]);
+	/* Widths in display columns: a UTF-8 name is fewer than its bytes. */
 	for (i = 0; i < n && !ret; i++) {
 		ret = row_cells(v[i], cells + i * TC_N);
-		for (c = 0; c < TC_N && !ret; c++)
-			if (strlen(cells[i * TC_N + c]) > w[c])
-				w[c] = strlen(cells[i * TC_N + c]);
+		for (c = 0; c < TC_N && !ret; c++) {
+			len = strlen(cells[i * TC_N + c]);
+			if (cs_util_width(cells[i * TC_N + c], len) > w[c])
+				w[c] = cs_util_width(cells[i * TC_N + c], len);
+		}
 	}
 	if (!ret) {
 		fputs("targets\n", out);
@@ -218,9 +212,9 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r)
 					if (s[0])
 						fprintf(out, "  %s", s);
 				} else if (c == TC_CALLS) {
-					fprintf(out, "  %*s", (int)w[c], s);
+					fprintf(out, "  %*s", cs_util_field(s, w[c]), s);
 				} else {
-					fprintf(out, "  %-*s", (int)w[c], s);
+					fprintf(out, "  %-*s", cs_util_field(s, w[c]), s);
 				}
 			}
 			fputc('\n', out);

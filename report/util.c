@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -229,36 +230,129 @@ int cs_util_check_dir(const char *what, const char *path)
 	return err ? -1 : 0;
 }
 
-char *cs_util_escape_ctl(const char *s, char *buf, size_t len)
+int cs_util_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, surrogates and code points past U+10FFFF. */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* Writes the byte c as \xHH at e.  Returns 4. */
+static size_t hex_escape(unsigned char c, char *e)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t o = 0, n;
-	unsigned char c;
-	char e[4];
+
+	e[0] = '\\';
+	e[1] = 'x';
+	e[2] = hex[c >> 4];
+	e[3] = hex[c & 15];
+	return 4;
+}
+
+/* The text of the character at s, escaped, into e (at least 4 bytes):
+ * its length there; *used is how many bytes of s it stands for. */
+static size_t escape_one(const char *s, char *e, size_t *used)
+{
+	unsigned char c = (unsigned char)*s;
+	int n;
+
+	*used = 1;
+	if (c == '\n' || c == '\t' || c == '\r') {
+		e[0] = '\\';
+		e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		return 2;
+	}
+	if (c < 0x20 || c == 0x7f)
+		return hex_escape(c, e);
+	/* A UTF-8 character is one: never cut in two. */
+	n = cs_util_utf8_len(s);
+	if (n <= 1) {
+		e[0] = (char)c;
+		return 1;
+	}
+	memcpy(e, s, (size_t)n);
+	*used = (size_t)n;
+	return (size_t)n;
+}
+
+char *cs_util_escape_ctl(const char *s, char *buf, size_t len)
+{
+	return cs_util_escape_cut(s, 0, buf, len);
+}
+
+char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
+{
+	size_t o = 0, n, used, w = 0, cw, mark = 0;
+	char e[8];
 
 	if (!len)
 		return buf;
-	for (; *s; s++) {
-		c = (unsigned char)*s;
-		if (c >= 0x20 && c != 0x7f) {
-			e[0] = (char)c;
-			n = 1;
-		} else if (c == '\n' || c == '\t' || c == '\r') {
-			e[0] = '\\';
-			e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-			n = 2;
-		} else {
-			e[0] = '\\';
-			e[1] = 'x';
-			e[2] = hex[c >> 4];
-			e[3] = hex[c & 15];
-			n = 4;
-		}
+	while (*s) {
+		n = escape_one(s, e, &used);
 		if (o + n >= len)
 			break; /* whole escapes only */
+		cw = cs_util_width(e, n);
+		/* Where "..." goes should the rest not fit: after the last
+		 * whole character or escape within cols - 3 columns. */
+		if (cols && w + cw <= cols - 3)
+			mark = o + n;
+		w += cw;
+		if (cols && w > cols) {
+			/* The units after mark are at least 4 bytes with this
+			 * one (as wide, at least, and 3 columns too many): room. */
+			memcpy(buf + mark, "...", 3);
+			o = mark + 3;
+			break;
+		}
 		memcpy(buf + o, e, n);
 		o += n;
+		s += used;
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+char *cs_util_escape_dup(const char *s)
+{
+	size_t len = 4 * strlen(s) + 1;
+	char *e = malloc(len);
+
+	return e ? cs_util_escape_ctl(s, e, len) : NULL;
+}
+
+size_t cs_util_width(const char *s, size_t n)
+{
+	size_t i, w = 0;
+
+	/* Escaped text is ASCII and whole UTF-8 characters: one column per
+	 * byte that does not continue a character (East Asian wide
+	 * characters take two on a terminal; not worth a table here). */
+	for (i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+int cs_util_field(const char *s, size_t cols)
+{
+	size_t n = strlen(s);
+
+	return (int)(cols + n - cs_util_width(s, n));
 }

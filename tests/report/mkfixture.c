@@ -758,6 +758,37 @@ static int ctl(void)
 	return ret;
 }
 
+/* names.rpt: names longer than the table's 60 columns, to be cut there:
+ * an escape (of \001) across column 57, UTF-8 characters across it, and
+ * 40 two-byte characters (80 bytes, 40 columns: not cut); the module's
+ * name is UTF-8 too (its columns line up by characters, not bytes). */
+static int names(void)
+{
+	char esc[80], utf[100], wide[100];
+	struct fx *f = fx_new("/usr/bin/names", 963, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/m\303\266d.so", NULL, 0, 0);
+	uint32_t t1, t2, t3;
+	int i, ret;
+
+	memset(esc, 'a', 56);
+	memcpy(esc + 56, "\001bcdef", 7);
+	memset(utf, 'a', 50);
+	for (i = 0; i < 20; i++)
+		memcpy(utf + 50 + 2 * i, "\xc3\xa9", 3);
+	for (i = 0; i < 40; i++)
+		memcpy(wide + 2 * i, "\xc3\xa9", 3);
+	t1 = fx_target(f, esc, m, 0, CS_HOOK_GOT);
+	t2 = fx_target(f, utf, m, 0, CS_HOOK_GOT);
+	t3 = fx_target(f, wide, m, 0, CS_HOOK_GOT);
+	fx_thread(f, 963, 3);
+	call2(f, fx_site(f, t1, 963, m, 0x10, CS_KEY_NONE), 30, 0);
+	call2(f, fx_site(f, t2, 963, m, 0x20, CS_KEY_NONE), 20, 0);
+	call2(f, fx_site(f, t3, 963, m, 0x30, CS_KEY_NONE), 10, 0);
+	ret = fx_write(f, out("names.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* The targets of one process of /usr/bin/prog, one of each kind of
  * catching: prog is loaded at prog_base, libfoo.so.1 at foo_base.  Second
  * (process b, second != 0): another load address, the same functions,
@@ -1035,6 +1066,7 @@ int main(int argc, char **argv)
 	ret |= classes();
 	ret |= escape();
 	ret |= ctl();
+	ret |= names();
 	ret |= targets();
 	ret |= setup();
 	/* Keep the compiler from folding the function away. */

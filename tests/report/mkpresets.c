@@ -24,7 +24,9 @@ static const char *out(const char *name)
  *     not the L3 ones: 2 calls, L2 hit 2 and 4, L2 miss 0;
  *   lookup at prog+0x30, thread 10: 2 calls that never reached L2.
  * sklctl.rpt: the same with the function named fn, which has control
- * characters (the formulas' tables must not print them raw). */
+ * characters (the formulas' tables must not print them raw); skllong.rpt
+ * with a name longer than the tables' 60 columns, an escape across column
+ * 57 (where it is cut). */
 static int skl_named(const char *file, const char *fn)
 {
 	static const struct fx_event ev[] = {
@@ -145,12 +147,20 @@ static int split(void)
 
 int main(int argc, char **argv)
 {
+	char longname[100];
+	int i;
+
 	if (argc != 2 || strlen(argv[1]) >= sizeof(dir)) {
 		fputs("usage: mkpresets DIR\n", stderr);
 		return 2;
 	}
 	strcpy(dir, argv[1]);
-	if (skl_named("skl.rpt", "lookup") || skl_named("sklctl.rpt", "lo\nk\x1bup"))
+	memset(longname, 'a', 55);
+	longname[55] = '\001';
+	for (i = 0; i < 20; i++)
+		memcpy(longname + 56 + 2 * i, "\xc3\xa9", 3);
+	if (skl_named("skl.rpt", "lookup") || skl_named("sklctl.rpt", "lo\nk\x1bup") ||
+	    skl_named("skllong.rpt", longname))
 		return 1;
 	return fam10h() || split() ? 1 : 0;
 }
