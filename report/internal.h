@@ -39,8 +39,11 @@ char *cs_util_human_u64(uint64_t v, char *buf, size_t len);
 const char *cs_util_basename(const char *path);
 /* Copies s into buf (len bytes) with each control character written as
  * \n, \t, \r or \xHH: a name with a newline broke the table's rows, and
- * an escape sequence reached the terminal.  Cut at a whole character or
- * escape when len is short.  Returns buf. */
+ * an escape sequence reached the terminal.  The C1 controls (U+0080 to
+ * U+009F) are written as the \xHH of their two UTF-8 bytes, and each byte
+ * that is not part of valid UTF-8 as its \xHH: a terminal obeys the one
+ * and guesses at the other.  Cut at a whole character or escape when len
+ * is short.  Returns buf. */
 char *cs_util_escape_ctl(const char *s, char *buf, size_t len);
 /* cs_util_escape_ctl in at most cols display columns (cs_util_width; cols
  * 0: any, else more than 3): a longer text is cut after a whole character

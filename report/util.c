@@ -267,7 +267,7 @@ static size_t hex_escape(unsigned char c, char *e)
 	return 4;
 }
 
-/* The text of the character at s, escaped, into e (at least 4 bytes):
+/* The text of the character at s, escaped, into e (at least 8 bytes):
  * its length there; *used is how many bytes of s it stands for. */
 static size_t escape_one(const char *s, char *e, size_t *used)
 {
@@ -282,11 +282,20 @@ static size_t escape_one(const char *s, char *e, size_t *used)
 	}
 	if (c < 0x20 || c == 0x7f)
 		return hex_escape(c, e);
-	/* A UTF-8 character is one: never cut in two. */
-	n = cs_util_utf8_len(s);
-	if (n <= 1) {
+	if (c < 0x80) {
 		e[0] = (char)c;
 		return 1;
+	}
+	/* A byte that is not UTF-8 would be the terminal's to guess at;
+	 * U+0080..U+009F are the C1 controls, which terminals obey as they
+	 * do ESC [ (0x9b is CSI): both written as bytes, as C0 is.  A UTF-8
+	 * character is one: never cut in two. */
+	n = cs_util_utf8_len(s);
+	if (n == 0)
+		return hex_escape(c, e);
+	if (n == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0) {
+		*used = 2;
+		return hex_escape(c, e) + hex_escape((unsigned char)s[1], e + 4);
 	}
 	memcpy(e, s, (size_t)n);
 	*used = (size_t)n;

@@ -789,6 +789,46 @@ static int names(void)
 	return ret;
 }
 
+/* c1.rpt: ctl.rpt's cases with C1 controls (U+0080..U+009F: \302\233 is
+ * CSI, \302\205 NEL) and bytes that are not UTF-8 (\377, a lone \303 at
+ * the end), which the text outputs must not print raw either: in the
+ * program, an event, the module, the functions, a series and a refused
+ * target's name and reason; caf\303\251 is valid UTF-8 and stays.
+ * c1bad.rpt: a target with a C1 control in its name refers to a module
+ * that does not exist (the damage message quotes the name). */
+static int c1(void)
+{
+	static const struct fx_event evc[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"page\302\2337mfaults", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	struct fx *f = fx_new("/usr/bin/p\302\2332Jq", 964, 2, evc);
+	uint32_t m = fx_module(f, "/nonexistent/li\302\205b\377.so", NULL, 0, 0);
+	uint32_t t1 = fx_target(f, "c1\302\23331mred", m, 0, CS_HOOK_GOT);
+	uint32_t t2 = fx_target(f, "bad\377utf\303", m, 0, CS_HOOK_GOT);
+	uint32_t t3 = fx_target(f, "caf\303\251", m, 0, CS_HOOK_GOT);
+	uint32_t t4 = fx_target_at(f, "ti\302\235tle", m, 0x40, CS_HOOK_GOT | CS_HOOK_REFUSED, 1);
+	uint64_t v[2] = {7, 0};
+	size_t q;
+	int ret;
+
+	fx_thread(f, 964, 3);
+	call2(f, fx_site(f, t1, 964, m, 0x10, CS_KEY_NONE), 7, 0);
+	call2(f, fx_site(f, t2, 964, m, 0x20, CS_KEY_NONE), 9, 0);
+	call2(f, fx_site(f, t3, 964, m, 0x30, CS_KEY_NONE), 5, 0);
+	q = fx_series(f, t1, 964, 0);
+	fx_series_call(f, q, v);
+	fx_refusal(f, t4, 0x2, "a\302\233Kb\377");
+	ret = fx_write(f, out("c1.rpt"), 1, 0);
+	fx_free(f);
+
+	f = fx_new("/usr/bin/p", 965, 2, ev2);
+	fx_target(f, "bad\302\205name", 42, 0, CS_HOOK_GOT);
+	ret |= fx_write(f, out("c1bad.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* The targets of one process of /usr/bin/prog, one of each kind of
  * catching: prog is loaded at prog_base, libfoo.so.1 at foo_base.  Second
  * (process b, second != 0): another load address, the same functions,
@@ -1067,6 +1107,7 @@ int main(int argc, char **argv)
 	ret |= escape();
 	ret |= ctl();
 	ret |= names();
+	ret |= c1();
 	ret |= targets();
 	ret |= setup();
 	/* Keep the compiler from folding the function away. */

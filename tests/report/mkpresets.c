@@ -26,7 +26,8 @@ static const char *out(const char *name)
  * sklctl.rpt: the same with the function named fn, which has control
  * characters (the formulas' tables must not print them raw); skllong.rpt
  * with a name longer than the tables' 60 columns, an escape across column
- * 57 (where it is cut). */
+ * 57 (where it is cut); sklc1.rpt with a C1 control (CSI) and a byte that
+ * is not UTF-8 in the name. */
 static int skl_named(const char *file, const char *fn)
 {
 	static const struct fx_event ev[] = {
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 20; i++)
 		memcpy(longname + 56 + 2 * i, "\xc3\xa9", 3);
 	if (skl_named("skl.rpt", "lookup") || skl_named("sklctl.rpt", "lo\nk\x1bup") ||
-	    skl_named("skllong.rpt", longname))
+	    skl_named("skllong.rpt", longname) || skl_named("sklc1.rpt", "lo\302\233k\377up"))
 		return 1;
 	return fam10h() || split() ? 1 : 0;
 }

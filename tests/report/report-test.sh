@@ -102,11 +102,16 @@ expect_line()
 }
 
 # expect_no_ctl LINE FILE: FILE has no control character but the
-# newlines that end its lines (names from the file are printed escaped).
+# newlines that end its lines, neither C0 nor C1 (U+0080..U+009F, whose
+# UTF-8 is \xc2\x80..\xc2\x9f), and is valid UTF-8 (names from the file are
+# printed escaped).
 expect_no_ctl()
 {
-	if LC_ALL=C grep -q '[[:cntrl:]]' "$2"; then
+	if LC_ALL=C grep -q -e '[[:cntrl:]]' -e $'\xc2[\x80-\x9f]' "$2"; then
 		fail "$1" "a control character in $(basename "$2")"
+		show "$2"
+	elif ! iconv -f UTF-8 -t UTF-8 "$2" >/dev/null 2>&1; then
+		fail "$1" "$(basename "$2") is not valid UTF-8"
 		show "$2"
 	fi
 }
