@@ -400,7 +400,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	struct cs_output_opts o = {.summary = 1, .truncate = 1};
 	struct cs_symbols *syms = NULL;
 	struct cs_report *r;
-	char *dir;
+	char *dir, *eprog, *edir;
 	size_t n;
 
 	dir = output_dir(pattern);
@@ -417,8 +417,14 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		cs_warn("run: no report file of this run in %s (was %s loaded?)", dir, shim);
 	} else {
 		syms = cs_symbols_new(NULL);
-		fprintf(stderr, "\n cacheshim summary of %s (%zu report file%s in %s)\n\n", prog, n,
-			n == 1 ? "" : "s", dir);
+		/* The program and the directory as the user gave them:
+		 * escaped, as cs_err escapes its messages. */
+		eprog = cs_util_escape_dup(prog);
+		edir = cs_util_escape_dup(dir);
+		fprintf(stderr, "\n cacheshim summary of %s (%zu report file%s in %s)\n\n",
+			eprog ? eprog : "?", n, n == 1 ? "" : "s", edir ? edir : "?");
+		free(eprog);
+		free(edir);
 		cs_table_print(stderr, r, syms, &o);
 		fputc('\n', stderr);
 	}
@@ -523,10 +529,14 @@ static int check_targets(const char *list, const char *what)
 	unsigned nseen = 0, argn, i;
 	enum cs_target_spec_error err;
 	size_t n, namelen;
+	int k;
 
 	while ((b = next_entry(&rest, &n))) {
 		if (n >= sizeof(tok)) {
-			cs_err("run: %s: '%.20s...' is longer than %u characters", what, b,
+			/* Its start, not cut inside a UTF-8 character. */
+			for (k = 20; k > 0 && ((unsigned char)b[k] & 0xc0) == 0x80; k--)
+				;
+			cs_err("run: %s: '%.*s...' is longer than %u characters", what, k, b,
 			       CS_TARGET_NAME_MAX + 8);
 			return CS_EXIT_USAGE;
 		}

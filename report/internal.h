@@ -69,7 +69,9 @@ int cs_util_field(const char *s, size_t cols);
  * otherwise accepted silently (nothing found there).  Returns 0, or -1
  * with "WHAT PATH: reason" said. */
 int cs_util_check_dir(const char *what, const char *path);
-/* Prints "cacheshim: ", the message and a newline on stderr. */
+/* Prints "cacheshim: ", the message and a newline on stderr, the message
+ * escaped as cs_util_escape_ctl escapes names: it quotes what the user
+ * typed and names from the files. */
 void cs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like cs_err, with "warning: " before the message. */
 void cs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -176,12 +176,25 @@ const char *cs_util_basename(const char *path)
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	/* One fprintf per part, but stderr is unbuffered and the command is
+	char *msg = NULL, *e = NULL, cut[1024];
+
+	/* Messages quote what the user typed and names from the files: no
+	 * control character reaches the terminal, as in the tables. */
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		e = cs_util_escape_dup(msg);
+	/* One fputs per part, but stderr is unbuffered and the command is
 	 * single-threaded: lines do not interleave with our own output. */
 	fputs("cacheshim: ", stderr);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (e)
+		fputs(e, stderr);
+	else if (msg)
+		fputs(cs_util_escape_ctl(msg, cut, sizeof(cut)), stderr);
+	else
+		fputs("out of memory (formatting a message)", stderr);
 	fputc('\n', stderr);
+	free(e);
+	free(msg);
 }
 
 void cs_err(const char *fmt, ...)

@@ -234,7 +234,7 @@ expect_err $LINENO "run: -e ' ,' names no event"
 
 # refused LINE OPTION VALUE MESSAGE: `run OPTION VALUE` (or, for OPTION
 # VAR=, VALUE in the environment variable VAR) is refused before the
-# program runs, with MESSAGE as its one line and exit status 2.
+# program runs, with MESSAGE as its one line (escaped) and exit status 2.
 refused()
 {
 	if [ "${2%=}" != "$2" ]; then
@@ -245,6 +245,7 @@ refused()
 	expect_status "$1" 2
 	expect_err "$1" "$4"
 	[ "$(wc -l <"$T/err")" -eq 1 ] || { fail "$1" "not one line"; show "$T/err"; }
+	expect_no_ctl "$1" "$T/err"
 	[ -s "$T/out" ] && fail "$1" "the program ran"
 }
 
@@ -276,6 +277,29 @@ run_cmd "$CS_CMD" run -q -t "$(seq -f 'f%g' 1 62 | paste -sd,),f1,g:arg16,lib.so
 	-- sh -c 'echo ran'
 expect_status $LINENO 0
 expect_out $LINENO <<<"ran"
+
+# What the user typed is quoted escaped, as names are in the report
+# (control characters, C1 controls, bytes that are not UTF-8): a newline
+# split the message, an escape sequence reached the terminal.
+refused $LINENO -t $'ok,a\x1bb\xc2\x9bc' "run: -t: 'a\x1bb\xc2\x9bc': not a function name or glob"
+refused $LINENO -e $'@x\ny\xff' "run: -e: '@x\ny\xff' is not a preset (@cache,"
+refused $LINENO -e $'\n' "run: -e '\n' names no event"
+refused $LINENO --hook $'got\x1b[2J' "run: --hook 'got\x1b[2J' is not entry, got or both"
+run_cmd "$CS_CMD" run -o "$T/no"$'\n\xc2\x85'"dir/x.%p" -- sh -c 'echo ran'
+expect_status $LINENO 1
+expect_err $LINENO "run: --output '$T/no\n\xc2\x85dir/x.%p': cannot create files in $T/no\n\xc2\x85dir: No such file or directory"
+expect_no_ctl $LINENO "$T/err"
+run_cmd "$CS_CMD" run -- "$T/no"$'\x1b[2J\xc2\x9b'"such"
+expect_status $LINENO 127
+expect_err $LINENO "cacheshim: run: cannot run $T/no\x1b[2J\xc2\x9bsuch: No such file or directory"
+expect_no_ctl $LINENO "$T/err"
+# The summary's line names the program and the directory as given.
+mkdir "$T/odd"$'\t\xc2\x85'"dir"
+cp "$MKFIXTURE" "$T/odd"$'\x1b'"prog"
+run_cmd "$CS_CMD" run -o "$T/odd"$'\t\xc2\x85'"dir/r.%p" -- "$T/odd"$'\x1b'"prog" --fake-shim 0
+expect_status $LINENO 0
+expect_err $LINENO "cacheshim summary of $T/odd\x1bprog (1 report file in $T/odd\t\xc2\x85dir)"
+expect_no_ctl $LINENO "$T/err"
 
 # %e in the directory of -o: the shim's program name (/proc/self/exe) is
 # not the launcher's guess for a symlink or a script, so it is refused
