@@ -297,7 +297,10 @@ int cs_cmd_report(int argc, char **argv)
 			unused(list, sizeof(list), o.nested, "--nested");
 			unused(list, sizeof(list), series, "--series");
 		} else if (targets) {
+			/* One row per target, whatever the rows of the calls
+			 * (the JSON document holds both). */
 			mode = "--targets";
+			unused(list, sizeof(list), args.by_given && fmt != FMT_JSON, "--by");
 			unused(list, sizeof(list), args.nmod_globs, "--module");
 			unused(list, sizeof(list), args.nevents, "--event");
 			unused(list, sizeof(list), args.sort != NULL, "--sort");
@@ -312,6 +315,7 @@ int cs_cmd_report(int argc, char **argv)
 			/* --self and --subtract-overhead are documented as not
 			 * applying to the series. */
 			mode = "--series";
+			unused(list, sizeof(list), args.by_given, "--by");
 			unused(list, sizeof(list), args.nfn_globs, "--function");
 			unused(list, sizeof(list), args.nmod_globs, "--module");
 			unused(list, sizeof(list), args.nevents, "--event");

@@ -217,5 +217,17 @@ check_refused $LINENO "report: --hist does not apply --derive, --cold" \
 	--hist --derive x=tsc --cold "$V"
 check_refused $LINENO "report: --diff does not apply --format json, --self" \
 	--diff "$V" --format json --self "$V"
+# --by: the series are per target and thread, the targets per target;
+# it was silently ignored.  The JSON document has rows too: it applies.
+check_refused $LINENO "report: --series does not apply --by" --series --by function "$V"
+check_refused $LINENO "report: --series does not apply --by" --series -f csv -b callsite "$V"
+check_refused $LINENO "report: --targets does not apply --by, --sort" \
+	--targets --by key --sort calls "$V"
+check_refused $LINENO "report: --targets does not apply --by" --targets -f csv --by function "$V"
+for mode in --series --targets; do
+	run_cmd "$CS_CMD" report $mode -f json --by function "$V"
+	expect_status $LINENO 0
+	grep -q '"by":"function"' "$T/out" || fail $LINENO "$mode -f json: rows not by function"
+done
 
 finish
