@@ -422,6 +422,64 @@ static void test_format(void)
 	CU_ASSERT_STRING_EQUAL(cs_util_basename("prog"), "prog");
 }
 
+/* cs_util_escape_cut: what the text outputs print of a name. */
+static const struct {
+	int line;
+	const char *in;
+	size_t cols, len; /* len 0: 256 */
+	const char *want;
+} escape_cases[] = {
+	{__LINE__, "plain", 0, 0, "plain"},
+	{__LINE__, "a\nb\tc\rd", 0, 0, "a\\nb\\tc\\rd"},
+	{__LINE__, "\x01\x1b[2J\x7f", 0, 0, "\\x01\\x1b[2J\\x7f"},
+	/* UTF-8 stays; C1 controls and bytes that are not UTF-8 do not. */
+	{__LINE__, "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac", 0, 0,
+	 "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac"},
+	{__LINE__, "\xc2\xa0nbsp", 0, 0, "\xc2\xa0nbsp"},
+	{__LINE__, "a\302\200b\302\233c\302\237", 0, 0, "a\\xc2\\x80b\\xc2\\x9bc\\xc2\\x9f"},
+	{__LINE__, "\xff\xfe", 0, 0, "\\xff\\xfe"},
+	{__LINE__, "x\xc3", 0, 0, "x\\xc3"}, /* cut short */
+	{__LINE__, "\200a", 0, 0, "\\x80a"}, /* lone continuation */
+	{__LINE__, "\xc0\xaf", 0, 0, "\\xc0\\xaf"}, /* overlong '/' */
+	{__LINE__, "\xed\xa0\x80", 0, 0, "\\xed\\xa0\\x80"}, /* a surrogate */
+	{__LINE__, "\xf4\x90\x80\x80", 0, 0, "\\xf4\\x90\\x80\\x80"}, /* past U+10FFFF */
+	/* Cut to cols columns: a character is one, an escape its text. */
+	{__LINE__, "abcdefgh", 8, 0, "abcdefgh"},
+	{__LINE__, "abcdefghi", 8, 0, "abcde..."},
+	{__LINE__, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, 0,
+	 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"},
+	{__LINE__, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, 0,
+	 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9..."},
+	{__LINE__, "abcd\x01xyz", 8, 0, "abcd..."},
+	{__LINE__, "a\x01xyzabc", 8, 0, "a\\x01..."},
+	{__LINE__, "ab\xc2\x85xyz", 8, 0, "ab..."},
+	{__LINE__, "\302\205ab", 4, 0, "..."},
+	/* A short buffer: whole characters and escapes only, no mark. */
+	{__LINE__, "ab\x01", 0, 6, "ab"},
+	{__LINE__, "ab\xc3\xa9", 0, 4, "ab"},
+	{__LINE__, "ab\xc3\xa9", 0, 5, "ab\xc3\xa9"},
+	{__LINE__, "\xc2\x9b", 0, 8, ""},
+};
+
+static void test_escape(void)
+{
+	char buf[256];
+	size_t i, len;
+
+	for (i = 0; i < sizeof(escape_cases) / sizeof(escape_cases[0]); i++) {
+		len = escape_cases[i].len ? escape_cases[i].len : sizeof(buf);
+		cs_util_escape_cut(escape_cases[i].in, escape_cases[i].cols, buf, len);
+		CU_ASSERT_STRING_EQUAL(buf, escape_cases[i].want);
+		if (strcmp(buf, escape_cases[i].want))
+			printf("\nline %d: got %s\n", escape_cases[i].line, buf);
+		if (escape_cases[i].cols)
+			CU_ASSERT(cs_util_width(buf, strlen(buf)) <= escape_cases[i].cols);
+	}
+	/* Display columns: one per character. */
+	CU_ASSERT_EQUAL(cs_util_width("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 10), 4);
+	CU_ASSERT_EQUAL(cs_util_field("\xc3\xa9", 3), 4);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -437,6 +495,7 @@ int main(void)
 	CU_add_test(s, "stddev from 128-bit sums", test_stddev);
 	CU_add_test(s, "merge keeps min and max", test_merge_minmax);
 	CU_add_test(s, "number formatting", test_format);
+	CU_add_test(s, "names escaped and cut", test_escape);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
