@@ -290,14 +290,38 @@ out:
 	errno = saved_errno;
 }
 
-__attribute__((destructor)) static void cs_fini(void)
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+static void seal_at_exit(void *unused)
 {
+	(void)unused;
 	/* The shim's own getpid, close, ftruncate... may be targets: they
 	 * must not be measured into the file being sealed. */
 	cs_guard_take();
 	if (cs_g.enabled && getpid() == cs_g.pid)
 		cs_output_close();
 	cs_guard_drop();
+}
+
+/* Runs inside exit, in glibc's pass over the destructors (the library is
+ * NODELETE: never at a dlclose).  A preloaded library is finalized
+ * before the libraries the program linked (it was initialized after
+ * them), and before those it dlopened and never closed: calls of targets
+ * in their destructors found the file sealed (counted as not recorded).
+ * So the seal is an exit handler registered now, which glibc runs once
+ * the handler running the destructors returns (it runs the handlers
+ * registered meanwhile).  Registered for no library (dso NULL): atexit
+ * would tie it to this one, whose own finalization runs it at once.
+ * Sealed here only if it cannot be registered. */
+__attribute__((destructor)) static void cs_fini(void)
+{
+	int later;
+
+	cs_guard_take(); /* getpid may be a target */
+	later = cs_g.enabled && getpid() == cs_g.pid && __cxa_atexit(seal_at_exit, NULL, NULL) == 0;
+	cs_guard_drop();
+	if (!later)
+		seal_at_exit(NULL);
 }
 
 /* The directory of the module holding address a ($ORIGIN as glibc sees it
