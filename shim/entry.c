@@ -778,6 +778,11 @@ int cs_entry_patch_all(int *held)
 	pthread_mutex_lock(&cs_entry_lock);
 	before = patched_total;
 	dl_iterate_phdr(list_module, &l);
+	/* Every listed module in the module map before its targets are added:
+	 * a module another thread's dlopen just loaded, over the range of one
+	 * unloaded by a dlclose not seen yet, was otherwise found as that one
+	 * (its targets named after the wrong module). */
+	cs_modules_scan();
 	/* The functions of an unloaded module are not the new one's: left
 	 * as they are, the new module's would pass for patched already. */
 	for (i = 0; i < ndone; i++) {

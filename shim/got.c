@@ -649,6 +649,7 @@ int cs_got_patch_all(int *held)
 	before = patched_total;
 	*held = 0;
 	dl_iterate_phdr(list_module, &l);
+	cs_modules_scan(); /* as in cs_entry_patch_all */
 	for (i = 0; i < l.n; i++)
 		*held |= patch_listed(&l.m[i]);
 	/* Copies in the program of library variables, once every library's

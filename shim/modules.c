@@ -84,16 +84,31 @@ static const char *module_path(const struct dl_phdr_info *info)
 	return info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : cs_g.hdr_program;
 }
 
+/* Whether the module at [lo, hi) from path is recorded: an entry of that
+ * range and path that no module recorded later overlaps.  Otherwise the
+ * entry is an unloaded module's that a dlclose not seen yet left: this
+ * library was unloaded, another loaded over its range, unloaded too, and
+ * this one loaded there again.  Taken for known, lookups found the one in
+ * between (the newest) and its targets and call sites went to it. */
 static int known(uint64_t lo, uint64_t hi, const char *path)
 {
+	uint32_t same = 0, later = 0;
 	unsigned i;
 
 	for (i = 0; i < nmodules; i++) {
-		if (modules[i].lo == lo && modules[i].hi == hi &&
-		    !strncmp(modules[i].name_head, path, sizeof(modules[i].name_head) - 1))
-			return 1;
+		const struct module *m = &modules[i];
+
+		if (m->lo == m->hi)
+			continue;
+		if (m->lo == lo && m->hi == hi &&
+		    !strncmp(m->name_head, path, sizeof(m->name_head) - 1)) {
+			if (m->id > same)
+				same = m->id;
+		} else if (m->lo < hi && lo < m->hi && m->id > later) {
+			later = m->id;
+		}
 	}
-	return 0;
+	return same > later;
 }
 
 /* A free slot: a new one, else one whose module was unloaded. */
