@@ -419,6 +419,18 @@ static __attribute__((noinline, cold)) int ready_now(struct cs_thread *t)
 	return 0;
 }
 
+/* A call that needs the slow path, which makes system calls: under the
+ * program's seccomp filter (shim/sandbox.c) it passes through, counted as
+ * not recorded. */
+static __attribute__((noinline, cold)) uint64_t slow_or_lost(void)
+{
+	if (!cs_g.sandboxed)
+		return CS_ENTER_SLOW;
+	if (cs_g.hdr)
+		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	return CS_ENTER_PASS;
+}
+
 uint64_t cs_hot_enter(struct cs_frame *f)
 {
 	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
@@ -430,19 +442,19 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	if (cs_tls_guard && !guard_left(f))
 		return CS_ENTER_PASS;
 	if (!t)
-		return cs_g.enabled ? CS_ENTER_SLOW : CS_ENTER_PASS;
+		return cs_g.enabled ? slow_or_lost() : CS_ENTER_PASS;
 	if (__builtin_expect(t->ready != 1, 0) && !ready_now(t))
 		return CS_ENTER_PASS;
 	/* After a dlclose the thread's call-site addresses may be stale. */
 	if (t->epoch != __atomic_load_n(&cs_g.epoch, __ATOMIC_RELAXED))
-		return CS_ENTER_SLOW;
+		return slow_or_lost();
 	/* The counter brackets every read of the table (compiler barriers):
 	 * see cs_thread.probing. */
 	__asm__ volatile("incq %0" : "+m"(t->probing) : : "cc", "memory");
 	site = find_site(t, cs_target_id(f->target_idx), callsite_of(f), key_of(f, tg->argn));
 	dec64(&t->probing);
 	if (!site)
-		return CS_ENTER_SLOW;
+		return slow_or_lost();
 	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
 	     tail_depth(f) >= CS_TAIL_MAX) ||
 	    live_depth(t, f) >= t->max_depth) {
@@ -536,15 +548,20 @@ HOT uint64_t record(struct cs_thread *t, struct cs_frame *f, const uint64_t *v, 
 	/* Everything this call needs must exist before anything is written:
 	 * the slow path makes it and calls again. */
 	if (f->nchildren) {
-		if (!site->nested)
+		/* Under the program's seccomp filter no block can be made
+		 * (shim/sandbox.c): the call is recorded without the part
+		 * that needs one. */
+		if (site->nested)
+			nb = (struct cs_nested_block *)((char *)cs_g.hdr + site->nested);
+		else if (!cs_g.sandboxed)
 			return CS_EXIT_SLOW;
-		nb = (struct cs_nested_block *)((char *)cs_g.hdr + site->nested);
 	}
 	if (t->series) {
 		sb = t->series[f->target_idx];
-		if (!sb)
-			return CS_EXIT_SLOW;
-		if (sb == CS_NO_SERIES) {
+		if (!sb) {
+			if (!cs_g.sandboxed)
+				return CS_EXIT_SLOW;
+		} else if (sb == CS_NO_SERIES) {
 			sb = NULL; /* over the series budget */
 		} else if (t->series_busy) {
 			/* A signal handler's call while the windows merge. */
@@ -559,7 +576,10 @@ HOT uint64_t record(struct cs_thread *t, struct cs_frame *f, const uint64_t *v, 
 			 * path maps more in or merges. */
 			if ((nth >> sb->shift) >= sb->ready) {
 				add64(&sb->calls, (uint64_t)-1);
-				return CS_EXIT_SLOW;
+				if (!cs_g.sandboxed)
+					return CS_EXIT_SLOW;
+				inc64(&sb->skipped);
+				sb = NULL;
 			}
 		}
 	}
@@ -633,7 +653,7 @@ static __attribute__((noinline)) uint64_t exit_any(struct cs_thread *t, struct c
 uint64_t cs_hot_exit(struct cs_frame *f)
 {
 	struct cs_thread *t = cs_tls_thread;
-	uint64_t stolen;
+	uint64_t stolen, r;
 
 	/* A forked child returning from a call its parent began (fork itself,
 	 * or a target that forked): that call's site, counters and file are
@@ -651,6 +671,15 @@ uint64_t cs_hot_exit(struct cs_frame *f)
 		f->tsc_start += stolen < d ? stolen : d;
 	}
 	if (__builtin_expect(t->group_fd < 0 && cs_g.nevents == 1 && cs_g.tsc_index == 0, 1))
-		return exit_tsc(t, f);
-	return exit_any(t, f);
+		r = exit_tsc(t, f);
+	else
+		r = exit_any(t, f);
+	/* A block to make (series, nested) with the slow path's system calls
+	 * barred: the call is dropped (entered, not measured), nothing of it
+	 * written yet. */
+	if (__builtin_expect(r != 0, 0) && cs_g.sandboxed) {
+		inc64(&f->site->dropped);
+		return 0;
+	}
+	return r;
 }

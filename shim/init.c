@@ -152,6 +152,15 @@ static void after_fork_child(void)
 		return;
 	}
 	cs_g.enabled = 0;
+	if (cs_g.sandboxed) {
+		/* No file of its own without system calls: the child runs
+		 * unmeasured and leaves the parent's file alone. */
+		cs_g.generation++;
+		cs_tls_thread = NULL;
+		cs_g.hdr = NULL;
+		after_fork_parent();
+		return;
+	}
 	cs_g.pid = getpid();
 	pthread_mutex_init(&patch_lock, NULL);
 	pthread_mutex_init(&cs_entry_lock, NULL);
@@ -317,6 +326,13 @@ __attribute__((destructor)) static void cs_fini(void)
 {
 	int later;
 
+	if (cs_g.sandboxed) {
+		/* No system call (shim/sandbox.c); a forked child has
+		 * measuring off, and no file of its own. */
+		if (cs_g.enabled)
+			cs_output_seal_stores();
+		return;
+	}
 	cs_guard_take(); /* getpid may be a target */
 	later = cs_g.enabled && getpid() == cs_g.pid && __cxa_atexit(seal_at_exit, NULL, NULL) == 0;
 	cs_guard_drop();
@@ -462,7 +478,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 	}
 	if (!ours)
 		cs_modules_loader_usable(); /* the real dlopen got its lock */
-	if (h && cs_g.enabled && !cs_tls_guard) {
+	if (h && cs_g.enabled && !cs_g.sandboxed && !cs_tls_guard) {
 		/* Signals stay open (not cs_guard_take_quiet): the pass
 		 * mallocs, and a program's malloc may wait for a thread that
 		 * waits for this one's signal handler (a garbage collector
@@ -633,7 +649,7 @@ CS_EXPORT int dlclose(void *handle)
 	ret = real(handle);
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
-	if (ret == 0 && cs_g.enabled && !cs_tls_guard) {
+	if (ret == 0 && cs_g.enabled && !cs_g.sandboxed && !cs_tls_guard) {
 		cs_guard_take();
 		saved = errno;
 		pthread_mutex_lock(&patch_lock);

@@ -642,6 +642,12 @@ void cs_entry_forget_unloaded(void);
 void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
+/* ---- sandbox.c ---- */
+/* The program is about to install seccomp filter prog (NULL: strict
+ * mode). */
+struct sock_fprog;
+void cs_sandbox_enter(const struct sock_fprog *prog);
+
 /* ---- modules.c ---- */
 #define CS_MAX_MODULES 2048 /* loaded at once */
 /* Records every loaded module that is not recorded yet in the file. */
@@ -705,6 +711,9 @@ void cs_output_populate(const void *p, uint64_t len);
  * is large (faster on ext4): only for bytes nobody else may be writing. */
 void cs_output_prefault(const void *p, uint64_t len);
 void cs_output_publish(void *block, uint32_t type);
+/* The seal without a system call (under the program's seccomp filter):
+ * COMPLETE, not trimmed. */
+void cs_output_seal_stores(void);
 /* Marks the file complete and trims it to its used size; no block can be
  * reserved afterwards (blocks already reserved stay writable). */
 void cs_output_seal(void);
@@ -746,6 +755,9 @@ struct cs_global {
 	struct cs_file_event events[CS_MAX_EVENTS]; /* as in the file header */
 	char hdr_program[CS_PROGRAM_MAX]; /* /proc/self/exe */
 	int enabled; /* 0: inert */
+	/* The program installed a seccomp filter (shim/sandbox.c): no system
+	 * call of the shim's own from then on. */
+	int sandboxed;
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */

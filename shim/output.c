@@ -571,6 +571,23 @@ void cs_output_publish(void *block, uint32_t type)
 	__atomic_store_n(&((struct cs_block *)block)->type, type, __ATOMIC_RELEASE);
 }
 
+/* The seal's stores: nothing reserved from now on, COMPLETE.  Returns
+ * the bytes used. */
+static uint64_t seal_stores(struct cs_file_header *hdr)
+{
+	uint64_t used = __atomic_fetch_or(&hdr->used, CS_USED_SEALED, __ATOMIC_ACQ_REL);
+
+	hdr->end_ns = now_ns();
+	__atomic_store_n(&hdr->state, CS_STATE_COMPLETE, __ATOMIC_RELEASE);
+	return used & ~CS_USED_SEALED;
+}
+
+void cs_output_seal_stores(void)
+{
+	if (cs_g.hdr)
+		seal_stores(cs_g.hdr);
+}
+
 void cs_output_seal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
@@ -579,10 +596,7 @@ void cs_output_seal(void)
 
 	if (!hdr)
 		return;
-	used = __atomic_fetch_or(&hdr->used, CS_USED_SEALED, __ATOMIC_ACQ_REL);
-	used &= ~CS_USED_SEALED;
-	hdr->end_ns = now_ns();
-	__atomic_store_n(&hdr->state, CS_STATE_COMPLETE, __ATOMIC_RELEASE);
+	used = seal_stores(hdr);
 	/* Threads still running keep updating blocks below `used`; nothing
 	 * can be reserved beyond it any more, so trimming is safe. */
 	used = (used + 4095) & ~4095ull;

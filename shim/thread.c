@@ -150,6 +150,12 @@ static void thread_destroy(void *p)
 	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
 	    pthread_setspecific(thread_key, t) == 0)
 		return;
+	if (__atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {
+		/* No munmap or close under the program's seccomp filter: the
+		 * thread's memory and counters stay (shim/sandbox.c). */
+		cs_tls_thread = &disabled_thread;
+		return;
+	}
 	/* Signals blocked: the munmaps take a while, and a handler's call
 	 * inside would pass the guard uncounted (~7% of the handler calls
 	 * on short-lived threads signalled without pause). */

@@ -95,7 +95,8 @@ CS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	if (!real)
 		return EAGAIN;
 	/* Not profiling (no target): nothing to learn. */
-	if (!__atomic_load_n(&cs_g.enabled, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&cs_g.enabled, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&cs_g.sandboxed, __ATOMIC_RELAXED))
 		return real(thread, attr, fn, arg);
 	cs_guard_take(); /* errno is read through a function that may be a target */
 	saved = errno;

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A program that sandboxes itself: after its first N calls of t_leaf it
+# installs a seccomp filter (by prctl, and by syscall(SYS_seccomp) as
+# libseccomp does) that kills the process on system calls it does not make
+# afterwards but the shim would (getpid, gettid, sched_getaffinity,
+# perf_event_open, the report file's fstat, fallocate, pwritev, ftruncate,
+# close, munmap...).  Then 2N calls at the call site it used before, one
+# at a new call site and N in each of two new threads.  Under the shim it
+# ran into the filter and died of SIGSYS (status 159).  Now it runs as
+# without the shim; the 3N calls at the known call site are measured, the
+# 2N + 1 others counted as not recorded, and the file is complete.  A
+# filter that kills only on what the shim never calls (ptrace) changes
+# nothing: all 5N + 1 calls are measured.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+N=1000
+cd "$T"
+echo 'volatile long sink; long t_leaf(long x) { sink += x; return x + 1; }' >t.c
+cat >prog.c <<'C'
+/* Installs a seccomp filter that kills on system calls this program never
+ * makes after it (but the shim would), by prctl or by syscall(SYS_seccomp),
+ * then calls t_leaf: N times at a call site used before the filter, N at a
+ * new one, and N in each of 2 new threads. */
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <stdio.h>
+
+long t_leaf(long);
+static int n;
+
+/* One call site for the calls before and after the filter. */
+static __attribute__((noinline)) long call_n(int k)
+{
+	long s = 0;
+
+	for (int i = 0; i < k; i++)
+		s += t_leaf(i);
+	return s;
+}
+
+static void *worker(void *arg)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += t_leaf(i);
+	return (void *)s;
+}
+
+#define KILL_IF(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+
+int main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		KILL_IF(SYS_getpid), KILL_IF(SYS_gettid), KILL_IF(SYS_sched_getaffinity),
+		KILL_IF(SYS_perf_event_open), KILL_IF(SYS_ftruncate), KILL_IF(SYS_fallocate),
+		KILL_IF(SYS_pwritev), KILL_IF(SYS_openat), KILL_IF(SYS_fstat),
+		KILL_IF(SYS_newfstatat), KILL_IF(SYS_close), KILL_IF(SYS_sigaltstack),
+		KILL_IF(SYS_membarrier), KILL_IF(SYS_munmap),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	/* "lenient": kills only on ptrace, which the shim never makes. */
+	struct sock_filter lenient[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		KILL_IF(SYS_ptrace),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	int use_lenient = argc > 3 && !strcmp(argv[3], "lenient");
+	struct sock_fprog prog = {use_lenient ? sizeof(lenient) / sizeof(lenient[0])
+					   : sizeof(f) / sizeof(f[0]),
+				  use_lenient ? lenient : f};
+	pthread_t th[2];
+	long s = 0;
+	char out[64];
+	int len;
+
+	n = atoi(argv[2]);
+	s += call_n(n); /* its call site known before the filter */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 2;
+	if (!strcmp(argv[1], "prctl") ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
+				      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return 3;
+	s += call_n(2 * n); /* a call site known already: measured */
+	s += t_leaf(n); /* a new call site */
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, worker, NULL))
+			return 4;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+
+		pthread_join(th[i], &r);
+		s += (long)r;
+	}
+	len = snprintf(out, sizeof(out), "sum %ld\n", s);
+	write(1, out, len);
+	return 0;
+}
+C
+cc=${CC:-cc}
+$cc -O1 -shared -fPIC -o libt.so t.c
+$cc -O1 -o prog prog.c -L. -lt -Wl,-rpath,"$T" -pthread
+
+plain_run plain ./prog prctl $N
+expect_status plain 0
+for how in prctl syscall; do
+	for events in tsc tsc,perf::PAGE-FAULTS; do
+		name=${how}_${events%%,*}${events#tsc}
+		name=${name//[:-]/_}
+		shim_run "$name" "$events" t_leaf ./prog $how $N
+		expect_status "$name" 0
+		same_output plain "$name"
+		report_csv "$name"
+		want_count "$name" "function=t_leaf,event=tsc" calls $((3 * N))
+		"$CS_CMD" report "$T/$name.csr" >"$T/$name.txt" 2>&1 ||
+			{ show "$T/$name.txt"; fail "report of $name refused"; }
+		grep -q "not recorded.*: $((2 * N + 1))\$" "$T/$name.txt" ||
+			{ show "$T/$name.txt"; fail "$name: want $((2 * N + 1)) calls not recorded"; }
+		! grep -q incomplete "$T/$name.txt" || { show "$T/$name.txt"; fail "$name: incomplete"; }
+		echo "$how, $events: exit 0, $((3 * N)) calls measured, $((2 * N + 1)) not recorded"
+	done
+	# A filter that lets every system call of the shim's through
+	# changes nothing: every call measured.
+	shim_run ${how}_lenient tsc t_leaf ./prog $how $N lenient
+	expect_status ${how}_lenient 0
+	same_output plain ${how}_lenient
+	report_csv ${how}_lenient
+	want_count ${how}_lenient "function=t_leaf,event=tsc" calls $((5 * N + 1))
+	echo "$how, a filter the shim's calls pass: all $((5 * N + 1)) calls measured"
+done
