@@ -653,7 +653,7 @@ static __attribute__((noinline)) uint64_t exit_any(struct cs_thread *t, struct c
 uint64_t cs_hot_exit(struct cs_frame *f)
 {
 	struct cs_thread *t = cs_tls_thread;
-	uint64_t stolen, r;
+	uint64_t stolen;
 
 	/* A forked child returning from a call its parent began (fork itself,
 	 * or a target that forked): that call's site, counters and file are
@@ -670,16 +670,9 @@ uint64_t cs_hot_exit(struct cs_frame *f)
 
 		f->tsc_start += stolen < d ? stolen : d;
 	}
+	/* (record never asks for the slow path under the program's seccomp
+	 * filter: what it would make is skipped.) */
 	if (__builtin_expect(t->group_fd < 0 && cs_g.nevents == 1 && cs_g.tsc_index == 0, 1))
-		r = exit_tsc(t, f);
-	else
-		r = exit_any(t, f);
-	/* A block to make (series, nested) with the slow path's system calls
-	 * barred: the call is dropped (entered, not measured), nothing of it
-	 * written yet. */
-	if (__builtin_expect(r != 0, 0) && cs_g.sandboxed) {
-		inc64(&f->site->dropped);
-		return 0;
-	}
-	return r;
+		return exit_tsc(t, f);
+	return exit_any(t, f);
 }
