@@ -84,7 +84,7 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 	if (r->lost_calls)
 		fprintf(out,
 			"calls not recorded (file full, file sealed at exit, thread without "
-			"counters or past its end, or re-entry): %s\n",
+			"counters or past its end, re-entry, or a seccomp filter): %s\n",
 			cs_util_u128(r->lost_calls, b1, sizeof(b1)));
 	/* What wrapping an empty function reads: the floor under every
 	 * number below. */

@@ -75,7 +75,7 @@ expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,9223372036854775808,0,0,0,0,0,0,0,0,18446744073709551616,0,ok,,'
 run_cmd "$CS_CMD" report "$H" "$H2"
 expect_status $LINENO 0
-expect_line $LINENO "$T/out" 'calls not recorded (file full, file sealed at exit, thread without counters or past its end, or re-entry): 18446744073709551616'
+expect_line $LINENO "$T/out" 'calls not recorded (file full, file sealed at exit, thread without counters or past its end, re-entry, or a seccomp filter): 18446744073709551616'
 expect_line $LINENO "$T/out" 'set-up:   18446744073709551616 TSC ticks spent by the shim making call sites and blocks; what ran inside measured calls is taken off their tsc'
 run_cmd "$CS_CMD" report -f json "$H" "$H2"
 expect_status $LINENO 0
