@@ -317,11 +317,14 @@ static void rebuild_by_addr(void)
  * again.  Its index, file block, call sites and series go on, so that a
  * library loaded and unloaded thousands of times is one row in the
  * report and does not use up the CS_MAX_TARGETS indexes.  -1 if none. */
+static unsigned nretired; /* targets marked unloaded so far */
+
 static int retired_same(const char *name, uint64_t file)
 {
 	unsigned i;
 
-	for (i = 0; file && i < cs_g.ntargets; i++) {
+	/* (Most programs never unload a target: no scan at each add.) */
+	for (i = 0; file && nretired && i < cs_g.ntargets; i++) {
 		const struct cs_target *t = &cs_g.targets[i];
 
 		if (t->unloaded && t->file == file && t->block && !strcmp(t->name, name))
@@ -412,8 +415,11 @@ void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module)
 	for (i = 0; i < cs_g.ntargets; i++) {
 		const struct cs_target *t = &cs_g.targets[i];
 
-		if (t->addr >= lo && t->addr < hi && (!module || !t->module || t->module == module))
+		if (t->addr >= lo && t->addr < hi && (!module || !t->module || t->module == module) &&
+		    !t->unloaded) {
 			cs_g.targets[i].unloaded = 1;
+			nretired++;
+		}
 	}
 }
 
