@@ -228,6 +228,9 @@ CS_EXPORT pid_t _Fork(void)
 	return pid;
 }
 
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+		      void *dso);
+
 static void program_path(void)
 {
 	ssize_t n = readlink("/proc/self/exe", cs_g.hdr_program, sizeof(cs_g.hdr_program) - 1);
@@ -281,7 +284,13 @@ __attribute__((constructor)) static void cs_init(void)
 	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
 	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
 		goto out;
-	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	/* For no library (dso NULL), as the seal at exit: pthread_atfork ties
+	 * the handlers to this one, and its finalization (after cs_fini,
+	 * before the destructors of the libraries the program linked)
+	 * unregisters them; a fork in one of those destructors then left the
+	 * child measuring into the parent's file, both processes tearing
+	 * its counts. */
+	__register_atfork(before_fork, after_fork_parent, after_fork_child, NULL);
 	cs_modules_scan();
 	cs_g.enabled = 1;
 	patch_all();
