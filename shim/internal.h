@@ -229,6 +229,9 @@ struct cs_thread {
 	 * path that replaces the table then must not unmap the old one, which
 	 * the interrupted probe goes on reading. */
 	uint64_t probing;
+	/* Site blocks of call sites in unloaded modules, by file and offset:
+	 * the same call site loaded again takes its block back (thread.c). */
+	struct cs_retired_sites *retired;
 	struct cs_series_block **series; /* by target index; NULL: series off */
 #define CS_NO_SERIES ((struct cs_series_block *)1) /* over the budget */
 	int series_busy; /* windows are being merged */
@@ -659,6 +662,9 @@ uint32_t cs_modules_lookup(uint64_t addr, uint64_t *base);
 /* What file module id was loaded from (a hash of its path and build-id),
  * 0 if that module is unknown or unloaded. */
 uint64_t cs_modules_file(uint32_t id);
+/* The same, also for a module unloaded since (while its slot is not taken
+ * by another). */
+uint64_t cs_modules_file_any(uint32_t id);
 /* The ids of the modules loaded now, ascending, into ids[max].  Returns
  * how many. */
 unsigned cs_modules_live(uint32_t *ids, unsigned max);

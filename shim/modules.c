@@ -340,6 +340,16 @@ unsigned cs_modules_live(uint32_t *ids, unsigned max)
 	return n;
 }
 
+uint64_t cs_modules_file_any(uint32_t id)
+{
+	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; id && i < n; i++)
+		if (modules[i].id == id)
+			return modules[i].file;
+	return 0;
+}
+
 uint64_t cs_modules_file(uint32_t id)
 {
 	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
