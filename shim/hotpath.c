@@ -90,6 +90,12 @@ HOT void group_read(struct cs_thread *t, struct cs_group_read *out)
 		return;
 	}
 syscall:
+	/* Under a seccomp filter refusing read (shim/sandbox.c): the call
+	 * is dropped at its exit. */
+	if (__builtin_expect(cs_g.sandbox_refused & CS_SB_READ, 0)) {
+		out->nr = 0;
+		return;
+	}
 	if (sys_read(t->group_fd, out, t->read_size) != (long)t->read_size)
 		out->nr = 0; /* marks the reading unusable */
 }
@@ -391,7 +397,7 @@ static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
 	uintptr_t g = cs_tls_guard_frame, here = (uintptr_t)f->stack_args;
 	stack_t ss;
 
-	if (!g || here <= g)
+	if (!g || here <= g || (cs_g.sandbox_refused & CS_SB_SIGALTSTACK))
 		return 0;
 	if (cs_syscall6(SYS_sigaltstack, 0, (long)&ss, 0, 0, 0, 0) != 0 ||
 	    (ss.ss_flags & SS_ONSTACK))
@@ -409,6 +415,14 @@ static __attribute__((noinline)) int guard_left(const struct cs_frame *f)
 static __attribute__((noinline, cold)) int ready_now(struct cs_thread *t)
 {
 	if (t->ready == CS_THREAD_VFORKED) {
+		/* Under a seccomp filter refusing getpid (shim/sandbox.c)
+		 * whose process this is cannot be asked: not measured, and
+		 * counted as not recorded from now on. */
+		if (cs_g.sandbox_refused & CS_SB_GETPID) {
+			if (cs_g.hdr)
+				__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
 		if (cs_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != cs_g.pid)
 			return 0;
 		t->ready = 1;
@@ -429,6 +443,18 @@ static __attribute__((noinline, cold)) uint64_t slow_or_lost(void)
 	if (cs_g.hdr)
 		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 	return CS_ENTER_PASS;
+}
+
+/* Whether the call's window needs readable_window's futex probe while a
+ * seccomp filter refuses futex (shim/sandbox.c): then it is dropped. */
+static __attribute__((noinline, cold)) int window_barred(const struct cs_thread *t,
+							 const struct cs_frame *f)
+{
+	uint64_t args = f->stack_args;
+
+	return (cs_g.sandbox_refused & CS_SB_FUTEX) &&
+	       !(args - t->stack_lo < t->stack_hi - t->stack_lo) &&
+	       (args & (CS_PAGE - 1)) + cs_window > CS_PAGE;
 }
 
 uint64_t cs_hot_enter(struct cs_frame *f)
@@ -457,7 +483,8 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 		return slow_or_lost();
 	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
 	     tail_depth(f) >= CS_TAIL_MAX) ||
-	    live_depth(t, f) >= t->max_depth) {
+	    live_depth(t, f) >= t->max_depth ||
+	    (__builtin_expect(cs_g.sandbox_refused != 0, 0) && window_barred(t, f))) {
 		inc64(&site->entered);
 		inc64(&site->dropped);
 		return CS_ENTER_PASS;

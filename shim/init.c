@@ -246,8 +246,10 @@ __attribute__((constructor)) static void cs_init(void)
 
 	/* Wanted even when not profiling: _Fork is exported either way. */
 	real_Fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "_Fork");
-	/* Never act inside setuid/setgid programs. */
-	if (getauxval(AT_SECURE)) {
+	/* Never act inside setuid/setgid programs; nor under a seccomp
+	 * filter a library's constructor installed before this ran, which
+	 * refuses system calls of the shim's (shim/sandbox.c). */
+	if (getauxval(AT_SECURE) || __atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {
 		errno = saved_errno;
 		return;
 	}

@@ -650,6 +650,11 @@ void cs_calibrate(void);
  * mode). */
 struct sock_fprog;
 void cs_sandbox_enter(const struct sock_fprog *prog);
+/* cs_g.sandbox_refused: the hot path's own system calls. */
+#define CS_SB_READ 1u /* a perf group's read (no rdpmc) */
+#define CS_SB_FUTEX 2u /* readable_window's probe */
+#define CS_SB_GETPID 4u /* back from vfork? */
+#define CS_SB_SIGALTSTACK 8u /* guard_left */
 
 /* ---- modules.c ---- */
 #define CS_MAX_MODULES 2048 /* loaded at once */
@@ -764,6 +769,9 @@ struct cs_global {
 	/* The program installed a seccomp filter (shim/sandbox.c): no system
 	 * call of the shim's own from then on. */
 	int sandboxed;
+	/* The system calls of the hot path some filter refuses (CS_SB_*):
+	 * under the filter the calls that would need one are dropped. */
+	unsigned sandbox_refused;
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
@@ -36,40 +37,45 @@
  * seal), with the arguments a filter is likely to look at. */
 static const struct {
 	int nr;
-	uint64_t arg2, arg3;
+	unsigned hot; /* CS_SB_*: made on the hot path, under a filter too */
+	uint64_t arg1, arg2, arg3; /* as the shim passes them (fds, addresses: 0) */
 } shim_calls[] = {
-	{SYS_getpid, 0, 0},
-	{SYS_gettid, 0, 0},
-	{SYS_sched_getaffinity, 0, 0},
-	{SYS_perf_event_open, 0, 0},
-	{SYS_read, 0, 0},
-	{SYS_ioctl, 0, 0},
-	{SYS_mmap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS},
-	{SYS_mmap, PROT_READ | PROT_WRITE, MAP_SHARED},
-	{SYS_munmap, 0, 0},
-	{SYS_mprotect, PROT_READ | PROT_WRITE, 0},
-	{SYS_mprotect, PROT_READ | PROT_EXEC, 0},
-	{SYS_madvise, MADV_POPULATE_WRITE, 0},
-	{SYS_rt_sigprocmask, 0, 0},
-	{SYS_sigaltstack, 0, 0},
-	{SYS_openat, O_RDONLY | O_CLOEXEC, 0},
-	{SYS_openat, O_RDWR | O_CLOEXEC, 0},
-	{SYS_close, 0, 0},
-	{SYS_fstat, 0, 0},
-	{SYS_newfstatat, 0, 0},
-	{SYS_ftruncate, 0, 0},
-	{SYS_fallocate, 0, 0},
-	{SYS_pwritev, 0, 0},
-	{SYS_pwrite64, 0, 0},
-	{SYS_fcntl, F_DUPFD_CLOEXEC, 0},
-	{SYS_futex, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0},
-	{SYS_sched_yield, 0, 0},
-	{SYS_membarrier, 0, 0},
-	{SYS_write, 0, 0},
-	{SYS_readlink, 0, 0},
-	{SYS_getdents64, 0, 0},
-	{SYS_lseek, 0, 0},
-	{SYS_wait4, 0, 0},
+	{SYS_getpid, CS_SB_GETPID, 0, 0, 0},
+	{SYS_getppid, 0, 0, 0, 0},
+	{SYS_gettid, 0, 0, 0, 0},
+	{SYS_sched_getaffinity, 0, 0, 0, 0},
+	{SYS_perf_event_open, 0, 0, 0, 0},
+	{SYS_read, CS_SB_READ, 0, 0, 0},
+	{SYS_ioctl, 0, 0, 0, 0},
+	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS},
+	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_SHARED},
+	{SYS_munmap, 0, 0, 0, 0},
+	{SYS_mprotect, 0, 0, PROT_READ | PROT_WRITE, 0},
+	{SYS_mprotect, 0, 0, PROT_READ | PROT_EXEC, 0},
+	{SYS_madvise, 0, 0, MADV_POPULATE_WRITE, 0},
+	{SYS_rt_sigprocmask, 0, 0, 0, 0},
+	{SYS_sigaltstack, CS_SB_SIGALTSTACK, 0, 0, 0},
+	{SYS_openat, 0, 0, O_RDONLY | O_CLOEXEC, 0},
+	{SYS_openat, 0, 0, O_RDWR | O_CLOEXEC, 0},
+	{SYS_close, 0, 0, 0, 0},
+	{SYS_fstat, 0, 0, 0, 0},
+	{SYS_newfstatat, 0, 0, 0, 0},
+	{SYS_ftruncate, 0, 0, 0, 0},
+	{SYS_fallocate, 0, 0, 0, 0},
+	{SYS_pwritev, 0, 0, 0, 0},
+	{SYS_pwrite64, 0, 0, 0, 0},
+	{SYS_fcntl, 0, F_DUPFD_CLOEXEC, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_FSIZE, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_NOFILE, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_AS, 0, 0},
+	{SYS_futex, CS_SB_FUTEX, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0},
+	{SYS_sched_yield, 0, 0, 0, 0},
+	{SYS_membarrier, 0, 0, 0, 0},
+	{SYS_write, 0, 0, 0, 0},
+	{SYS_readlink, 0, 0, 0, 0},
+	{SYS_getdents64, 0, 0, 0, 0},
+	{SYS_lseek, 0, 0, 0, 0},
+	{SYS_wait4, 0, 0, 0, 0},
 };
 
 #define PAGE 4096ul
@@ -96,12 +102,13 @@ static int readable(const void *p, size_t n)
 }
 
 /* The action of classic BPF program f (n instructions) for system call nr
- * with arguments (0, 0, arg2, arg3), as the kernel's seccomp would run it; a program it
+ * with arguments (0, arg1, arg2, arg3), as the kernel's seccomp would run it; a program it
  * would refuse (a bad jump, a load past seccomp_data) gives KILL. */
-static uint32_t run_filter(const struct sock_filter *f, unsigned n, int nr, uint64_t arg2,
-			   uint64_t arg3)
+static uint32_t run_filter(const struct sock_filter *f, unsigned n, int nr, uint64_t arg1,
+			   uint64_t arg2, uint64_t arg3)
 {
-	struct seccomp_data d = {.nr = nr, .arch = AUDIT_ARCH_X86_64, .args = {0, 0, arg2, arg3}};
+	struct seccomp_data d = {.nr = nr, .arch = AUDIT_ARCH_X86_64,
+				 .args = {0, arg1, arg2, arg3}};
 	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {0};
 	unsigned pc, steps = 0;
 
@@ -195,35 +202,47 @@ static uint32_t run_filter(const struct sock_filter *f, unsigned n, int nr, uint
 	return SECCOMP_RET_KILL_PROCESS; /* fell off the end */
 }
 
-/* Whether filter prog lets every system call of the shim's through. */
-static int lets_shim_through(const struct sock_fprog *prog)
+/* The system calls of the shim's that filter prog refuses: 0 if none,
+ * else CS_SB_ANY and the CS_SB_* bits of those the hot path makes.  A
+ * filter the kernel will not take (unreadable, empty, too long) refuses
+ * nothing: the call fails, and nothing changes. */
+#define CS_SB_ANY 0x80000000u
+static unsigned refused_by(const struct sock_fprog *prog)
 {
-	unsigned i;
+	unsigned i, refused = 0;
 
-	if (!readable(prog, sizeof(*prog)) || !prog->len ||
+	if (!readable(prog, sizeof(*prog)) || !prog->len || prog->len > BPF_MAXINSNS ||
 	    !readable(prog->filter, prog->len * sizeof(*prog->filter)))
 		return 0;
 	for (i = 0; i < sizeof(shim_calls) / sizeof(shim_calls[0]); i++) {
 		uint32_t act = run_filter(prog->filter, prog->len, shim_calls[i].nr,
-					  shim_calls[i].arg2, shim_calls[i].arg3) &
+					  shim_calls[i].arg1, shim_calls[i].arg2,
+					  shim_calls[i].arg3) &
 			       SECCOMP_RET_ACTION_FULL;
 
 		if (act != SECCOMP_RET_ALLOW && act != SECCOMP_RET_LOG)
-			return 0;
+			refused |= CS_SB_ANY | shim_calls[i].hot;
 	}
-	return 1;
+	return refused;
 }
 
-/* prog: the filter about to be installed, NULL for strict mode. */
+/* prog: the filter about to be installed, NULL for strict mode (read,
+ * write, exit and sigreturn only).  Each filter is run, also once the
+ * shim is sandboxed: the hot path's own calls are checked against all.
+ * A filter installed before the shim's constructor ran (by a library's)
+ * leaves the shim inert (cs_init). */
 void cs_sandbox_enter(const struct sock_fprog *prog)
 {
 	int saved = errno;
+	unsigned refused = prog ? refused_by(prog)
+				: CS_SB_ANY | CS_SB_FUTEX | CS_SB_GETPID | CS_SB_SIGALTSTACK;
 
-	if (cs_g.sandboxed || !cs_g.enabled || (prog && lets_shim_through(prog))) {
+	if (!refused) {
 		errno = saved;
 		return;
 	}
-	if (__atomic_exchange_n(&cs_g.sandboxed, 1, __ATOMIC_ACQ_REL)) {
+	__atomic_fetch_or(&cs_g.sandbox_refused, refused & ~CS_SB_ANY, __ATOMIC_ACQ_REL);
+	if (__atomic_exchange_n(&cs_g.sandboxed, 1, __ATOMIC_ACQ_REL) || !cs_g.enabled) {
 		errno = saved;
 		return;
 	}
