@@ -452,9 +452,8 @@ static __attribute__((noinline, cold)) int window_barred(const struct cs_thread 
 {
 	uint64_t args = f->stack_args;
 
-	return (cs_g.sandbox_refused & CS_SB_FUTEX) &&
-	       !(args - t->stack_lo < t->stack_hi - t->stack_lo) &&
-	       (args & (CS_PAGE - 1)) + cs_window > CS_PAGE;
+	/* (Called only for a call on a stack other than the thread's.) */
+	return (cs_g.sandbox_refused & CS_SB_FUTEX) && (args & (CS_PAGE - 1)) + cs_window > CS_PAGE;
 }
 
 uint64_t cs_hot_enter(struct cs_frame *f)
@@ -484,7 +483,8 @@ uint64_t cs_hot_enter(struct cs_frame *f)
 	if ((f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return &&
 	     tail_depth(f) >= CS_TAIL_MAX) ||
 	    live_depth(t, f) >= t->max_depth ||
-	    (__builtin_expect(cs_g.sandbox_refused != 0, 0) && window_barred(t, f))) {
+	    (__builtin_expect(f->stack_args - t->stack_lo >= t->stack_hi - t->stack_lo, 0) &&
+	     window_barred(t, f))) {
 		inc64(&site->entered);
 		inc64(&site->dropped);
 		return CS_ENTER_PASS;
