@@ -7,6 +7,20 @@
 #define SYS_prctl 157
 #define SYS_seccomp 317
 
+/* Calls func with the caller's arguments and rax kept for the jump that
+ * follows; seven pushes leave the stack aligned for the call. */
+.macro CALL_KEEPING_ARGS func
+	.irp reg, rdi, rsi, rdx, rcx, r8, r9, rax
+	pushq %\reg
+	.cfi_adjust_cfa_offset 8
+	.endr
+	call \func
+	.irp reg, rax, r9, r8, rcx, rdx, rsi, rdi
+	popq %\reg
+	.cfi_adjust_cfa_offset -8
+	.endr
+.endm
+
 	.text
 	.globl syscall
 	.type syscall, @function
@@ -18,75 +32,20 @@ syscall:
 	cmpq $SYS_prctl, %rdi
 	je .Lask
 .Lreal:
-	movq cs_real_syscall(%rip), %rax
-	testq %rax, %rax
+	/* r11: scratch at a call, and no argument of syscall's. */
+	movq cs_real_syscall(%rip), %r11
+	testq %r11, %r11
 	jz .Linit
-	jmp *%rax
+	jmp *%r11
 .Lask:
-	/* Seven pushes: the stack is aligned for the call. */
-	pushq %rdi
-	.cfi_adjust_cfa_offset 8
-	pushq %rsi
-	.cfi_adjust_cfa_offset 8
-	pushq %rdx
-	.cfi_adjust_cfa_offset 8
-	pushq %rcx
-	.cfi_adjust_cfa_offset 8
-	pushq %r8
-	.cfi_adjust_cfa_offset 8
-	pushq %r9
-	.cfi_adjust_cfa_offset 8
-	pushq %rax
-	.cfi_adjust_cfa_offset 8
-	call cs_sandbox_syscall
-	popq %rax
-	.cfi_adjust_cfa_offset -8
-	popq %r9
-	.cfi_adjust_cfa_offset -8
-	popq %r8
-	.cfi_adjust_cfa_offset -8
-	popq %rcx
-	.cfi_adjust_cfa_offset -8
-	popq %rdx
-	.cfi_adjust_cfa_offset -8
-	popq %rsi
-	.cfi_adjust_cfa_offset -8
-	popq %rdi
-	.cfi_adjust_cfa_offset -8
+	CALL_KEEPING_ARGS cs_sandbox_syscall
 	jmp .Lreal
 .Linit:
-	pushq %rdi
-	.cfi_adjust_cfa_offset 8
-	pushq %rsi
-	.cfi_adjust_cfa_offset 8
-	pushq %rdx
-	.cfi_adjust_cfa_offset 8
-	pushq %rcx
-	.cfi_adjust_cfa_offset 8
-	pushq %r8
-	.cfi_adjust_cfa_offset 8
-	pushq %r9
-	.cfi_adjust_cfa_offset 8
-	subq $8, %rsp
-	.cfi_adjust_cfa_offset 8
-	call cs_syscall_init		/* the real syscall, in rax */
-	addq $8, %rsp
-	.cfi_adjust_cfa_offset -8
-	popq %r9
-	.cfi_adjust_cfa_offset -8
-	popq %r8
-	.cfi_adjust_cfa_offset -8
-	popq %rcx
-	.cfi_adjust_cfa_offset -8
-	popq %rdx
-	.cfi_adjust_cfa_offset -8
-	popq %rsi
-	.cfi_adjust_cfa_offset -8
-	popq %rdi
-	.cfi_adjust_cfa_offset -8
-	testq %rax, %rax
+	CALL_KEEPING_ARGS cs_syscall_init	/* stores the real syscall */
+	movq cs_real_syscall(%rip), %r11
+	testq %r11, %r11
 	jz cs_syscall_missing
-	jmp *%rax
+	jmp *%r11
 	.cfi_endproc
 	.size syscall, .-syscall
 

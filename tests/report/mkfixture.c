@@ -726,36 +726,59 @@ static int escape(void)
  * in the module, and the reason).  ctlbad.rpt: a target with a control
  * character in its name refers to a module that does not exist (the
  * damage message quotes the name). */
-static int ctl(void)
+/* What a fixture of unprintable names holds (ctl.rpt, c1.rpt). */
+struct odd_names {
+	const char *file, *bad_file; /* the report, and the damaged one */
+	uint32_t pid;
+	const char *program, *event, *module;
+	const char *fn[3]; /* with calls (7, 9, 5); fn[2] may be NULL */
+	const char *refused, *why; /* a refused target, at refused_at */
+	uint64_t refused_at;
+	const char *bad_name; /* in the damaged file: of a module that does not exist */
+};
+
+static int odd_names(const struct odd_names *n)
 {
-	static const struct fx_event evc[] = {
+	const struct fx_event evc[] = {
 		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
-		{"page\x1b[7mfaults", CS_EVENT_PERF, CS_EVENT_COUNTED},
+		{n->event, CS_EVENT_PERF, CS_EVENT_COUNTED},
 	};
-	struct fx *f = fx_new("/usr/bin/p\x1b[2Jq", 961, 2, evc);
-	uint32_t m = fx_module(f, "/nonexistent/li\tb.so", NULL, 0, 0);
-	uint32_t t1 = fx_target(f, "new\nline", m, 0, CS_HOOK_GOT);
-	uint32_t t2 = fx_target(f, "\x1b[31mred\x7f", m, 0, CS_HOOK_GOT);
-	uint32_t t3 =
-		fx_target_at(f, "ti\x1b]0;x\x07tle", m, 0x30, CS_HOOK_GOT | CS_HOOK_REFUSED, 1);
+	static const uint64_t calls[3] = {7, 9, 5};
+	struct fx *f = fx_new(n->program, n->pid, 2, evc);
+	uint32_t m = fx_module(f, n->module, NULL, 0, 0), t[3] = {0}, r;
 	uint64_t v[2] = {7, 0};
+	unsigned i;
 	size_t q;
 	int ret;
 
-	fx_thread(f, 961, 3);
-	call2(f, fx_site(f, t1, 961, m, 0x10, CS_KEY_NONE), 7, 0);
-	call2(f, fx_site(f, t2, 961, m, 0x20, CS_KEY_NONE), 9, 0);
-	q = fx_series(f, t1, 961, 0);
+	for (i = 0; i < 3 && n->fn[i]; i++)
+		t[i] = fx_target(f, n->fn[i], m, 0, CS_HOOK_GOT);
+	r = fx_target_at(f, n->refused, m, n->refused_at, CS_HOOK_GOT | CS_HOOK_REFUSED, 1);
+	fx_thread(f, n->pid, 3);
+	for (i = 0; i < 3 && n->fn[i]; i++)
+		call2(f, fx_site(f, t[i], n->pid, m, 0x10 * (i + 1), CS_KEY_NONE), calls[i], 0);
+	q = fx_series(f, t[0], n->pid, 0);
 	fx_series_call(f, q, v);
-	fx_refusal(f, t3, 0x2, "a\rb\x1b[Kc");
-	ret = fx_write(f, out("ctl.rpt"), 1, 0);
+	fx_refusal(f, r, 0x2, n->why);
+	ret = fx_write(f, out(n->file), 1, 0);
 	fx_free(f);
 
-	f = fx_new("/usr/bin/p", 962, 2, ev2);
-	fx_target(f, "bad\nname", 42, 0, CS_HOOK_GOT);
-	ret |= fx_write(f, out("ctlbad.rpt"), 1, 0);
+	f = fx_new("/usr/bin/p", n->pid + 1, 2, ev2);
+	fx_target(f, n->bad_name, 42, 0, CS_HOOK_GOT);
+	ret |= fx_write(f, out(n->bad_file), 1, 0);
 	fx_free(f);
 	return ret;
+}
+
+static int ctl(void)
+{
+	static const struct odd_names n = {
+		"ctl.rpt", "ctlbad.rpt", 961, "/usr/bin/p\x1b[2Jq", "page\x1b[7mfaults",
+		"/nonexistent/li\tb.so", {"new\nline", "\x1b[31mred\x7f", NULL},
+		"ti\x1b]0;x\x07tle", "a\rb\x1b[Kc", 0x30, "bad\nname",
+	};
+
+	return odd_names(&n);
 }
 
 /* names.rpt: names longer than the table's 60 columns, to be cut there:
@@ -798,35 +821,13 @@ static int names(void)
  * that does not exist (the damage message quotes the name). */
 static int c1(void)
 {
-	static const struct fx_event evc[] = {
-		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
-		{"page\302\2337mfaults", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	static const struct odd_names n = {
+		"c1.rpt", "c1bad.rpt", 964, "/usr/bin/p\302\2332Jq", "page\302\2337mfaults",
+		"/nonexistent/li\302\205b\377.so", {"c1\302\23331mred", "bad\377utf\303", "caf\303\251"},
+		"ti\302\235tle", "a\302\233Kb\377", 0x40, "bad\302\205name",
 	};
-	struct fx *f = fx_new("/usr/bin/p\302\2332Jq", 964, 2, evc);
-	uint32_t m = fx_module(f, "/nonexistent/li\302\205b\377.so", NULL, 0, 0);
-	uint32_t t1 = fx_target(f, "c1\302\23331mred", m, 0, CS_HOOK_GOT);
-	uint32_t t2 = fx_target(f, "bad\377utf\303", m, 0, CS_HOOK_GOT);
-	uint32_t t3 = fx_target(f, "caf\303\251", m, 0, CS_HOOK_GOT);
-	uint32_t t4 = fx_target_at(f, "ti\302\235tle", m, 0x40, CS_HOOK_GOT | CS_HOOK_REFUSED, 1);
-	uint64_t v[2] = {7, 0};
-	size_t q;
-	int ret;
 
-	fx_thread(f, 964, 3);
-	call2(f, fx_site(f, t1, 964, m, 0x10, CS_KEY_NONE), 7, 0);
-	call2(f, fx_site(f, t2, 964, m, 0x20, CS_KEY_NONE), 9, 0);
-	call2(f, fx_site(f, t3, 964, m, 0x30, CS_KEY_NONE), 5, 0);
-	q = fx_series(f, t1, 964, 0);
-	fx_series_call(f, q, v);
-	fx_refusal(f, t4, 0x2, "a\302\233Kb\377");
-	ret = fx_write(f, out("c1.rpt"), 1, 0);
-	fx_free(f);
-
-	f = fx_new("/usr/bin/p", 965, 2, ev2);
-	fx_target(f, "bad\302\205name", 42, 0, CS_HOOK_GOT);
-	ret |= fx_write(f, out("c1bad.rpt"), 1, 0);
-	fx_free(f);
-	return ret;
+	return odd_names(&n);
 }
 
 /* The targets of one process of /usr/bin/prog, one of each kind of
