@@ -271,22 +271,37 @@ static uint64_t span(uint64_t lo, uint64_t hi, uint64_t p, uint64_t size)
 }
 
 /* Maps size bytes at an address chosen by probing 1 MB steps above the
- * module, then below it; NULL when nothing within reach is free. */
+ * module, then below it; NULL when nothing within reach is free.  The
+ * program's heap (brk) grows up from just past the main executable (right
+ * after it where the break is not randomized: under gdb, setarch -R,
+ * kernel.randomize_va_space < 2): a mapping of ours above a module the
+ * break follows would stop sbrk there (ENOMEM; malloc falls back to mmap,
+ * a program's own sbrk fails).  For that module: below it first, then
+ * above it from the far end of reach down, leaving the heap its room. */
 static void *map_probing(uint64_t lo, uint64_t hi, size_t size, int prot)
 {
-	uint64_t step = 1ull << 20, a;
+	uint64_t step = 1ull << 20, a, brk_now = (uint64_t)(uintptr_t)sbrk(0);
+	uint64_t heap_top = (brk_now + step - 1) & ~(step - 1);
+	int heap_follows = brk_now != (uint64_t)-1 && brk_now >= hi && brk_now - hi < REACH;
 	int i;
 
 	/* Above the module first (the heap usually follows the program),
 	 * then below it. */
 	for (i = 0; i < 2; i++) {
-		for (a = 0; a < REACH / 2; a += step) {
-			uint64_t want = i == 0 ? ((hi + step - 1) & ~(step - 1)) + a
+		int below = heap_follows ? i == 0 : i == 1;
+
+		for (a = 0; a < (heap_follows && !below ? REACH : REACH / 2); a += step) {
+			uint64_t want = !below ? ((hi + step - 1) & ~(step - 1)) + a
 					       : ((lo - size) & ~(step - 1)) - a;
 			void *p;
 
-			if (i == 1 && lo < size + a + step)
+			if (below && lo < size + a + step)
 				break;
+			if (!below && heap_follows) {
+				want = ((lo + REACH - size - 1) & ~(step - 1)) - a;
+				if (want < heap_top + step)
+					break;
+			}
 			p = mmap((void *)(uintptr_t)want, size, prot,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
 				 -1, 0);

@@ -46,6 +46,7 @@ static const struct {
 	int fd; /* the first argument is a descriptor: -1 in the start-up probe */
 } shim_calls[] = {
 	{SYS_getpid, CS_SB_GETPID, 0, 0, 0, 0},
+	{SYS_brk, 0, 0, 0, 0, 0},
 	{SYS_getppid, 0, 0, 0, 0, 0},
 	{SYS_gettid, 0, 0, 0, 0, 0},
 	{SYS_sched_getaffinity, 0, 0, 0, 0, 0},
