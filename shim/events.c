@@ -105,8 +105,9 @@ static int perf_open(struct perf_event_attr *attr, int group_fd)
 		errno = EPERM;
 		return -1;
 	}
+	/* A counter without a number free up high is not opened (EMFILE). */
 	return cs_fd_high(
-		(int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+		(int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC), 1);
 }
 
 static void fill_attr(const struct cs_event_enc *e, struct perf_event_attr *a)

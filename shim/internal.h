@@ -702,9 +702,10 @@ int cs_output_open(void);
  * apart from its header.  Returns NULL when the file is full. The caller
  * fills the body and then calls cs_output_publish. */
 /* fd moved to a high number (close-on-exec), away from the numbers a
- * program's own open calls get; fd itself if it cannot be moved. */
+ * program's own open calls get.  If it cannot be moved: fd itself, or
+ * with or_none fd closed and -1 (EMFILE). */
 #define CS_FD_HIGH 900
-int cs_fd_high(int fd);
+int cs_fd_high(int fd, int or_none);
 void *cs_output_reserve(uint32_t size);
 /* cs_output_reserve, but only the first populate bytes are mapped in now
  * (the rest with cs_output_populate before their first use), and the

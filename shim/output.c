@@ -194,7 +194,7 @@ static int create_exclusive(const char *base, char *path, size_t pathlen)
 	return -EEXIST;
 }
 
-int cs_fd_high(int fd)
+int cs_fd_high(int fd, int or_none)
 {
 	struct rlimit rl;
 	int high = CS_FD_HIGH, moved;
@@ -210,7 +210,19 @@ int cs_fd_high(int fd)
 	    rl.rlim_cur < (rlim_t)high + 64)
 		high = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 3;
 	out_fd_floor = high;
-	if (fd >= high || (moved = fcntl(fd, F_DUPFD_CLOEXEC, high)) < 0)
+	if (fd >= high)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, high);
+	if (moved < 0 && or_none) {
+		/* No number free up there: a low one kept would be one the
+		 * program runs out of (600 threads each with a counter and a
+		 * file of their own: ~100 of the program's opens failed with
+		 * EMFILE). */
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	if (moved < 0)
 		return fd;
 	close(fd);
 	return moved;
@@ -235,7 +247,7 @@ static int map_new_file(void)
 		cs_log("cannot create report file '%s': %s; not profiling", base, strerror(-fd));
 		return fd;
 	}
-	fd = cs_fd_high(fd);
+	fd = cs_fd_high(fd, 0); /* the report's: kept low if it must */
 	if (out_path[0] != '/') {
 		/* Reopened by path later (report_fd): after a chdir a relative
 		 * name would be someone else's file. */
