@@ -197,7 +197,7 @@ static int create_exclusive(const char *base, char *path, size_t pathlen)
 int cs_fd_high(int fd, int or_none)
 {
 	struct rlimit rl;
-	int high = CS_FD_HIGH, moved;
+	int high = CS_FD_HIGH, moved, small = 0;
 
 	/* Programs get the lowest free number for each file they open: a
 	 * descriptor of ours up there is not reused by a program that closed
@@ -207,12 +207,28 @@ int cs_fd_high(int fd, int or_none)
 	if (fd < 0)
 		return fd;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)high + 64)
-		high = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 3;
+	    rl.rlim_cur < (rlim_t)high + 64) {
+		small = rl.rlim_cur <= 128;
+		high = small ? (int)rl.rlim_cur / 2 : (int)rl.rlim_cur - 64;
+	}
+	if (high < 3)
+		high = 3;
 	out_fd_floor = high;
 	if (fd >= high)
 		return fd;
-	moved = fcntl(fd, F_DUPFD_CLOEXEC, high);
+	moved = -1;
+	if (small) {
+		/* A small table: the highest free number, counting down, so
+		 * that the numbers the program's opens get stay its own (at a
+		 * limit of 8 the report file took 3, and the program's first
+		 * open got 4). */
+		int n;
+
+		for (n = (int)rl.rlim_cur - 1; n >= high && moved < 0; n--)
+			moved = fcntl(fd, F_DUPFD_CLOEXEC, n);
+	} else {
+		moved = fcntl(fd, F_DUPFD_CLOEXEC, high);
+	}
 	if (moved < 0 && or_none) {
 		/* No number free up there: a low one kept would be one the
 		 * program runs out of (600 threads each with a counter and a

@@ -68,3 +68,38 @@ lost=$(sed -n 's/^calls not recorded.*: \([0-9]*\)$/\1/p' "$T/fds.txt")
 [ $((measured + ${lost:-0})) -eq $N ] ||
 	{ show "$T/fds.txt"; fail "$measured measured + ${lost:-0} not recorded, want $N"; }
 echo "$N threads with a counter and a file each: every open succeeded; $measured calls measured, ${lost:-0} not recorded"
+
+# A small table (RLIMIT_NOFILE 8, as sandboxes set): the report file's
+# descriptor takes the highest free number, so the program's opens get
+# the numbers they get without the shim (one file fewer in all: the
+# report's).  Before, it took 3 and every number of the program's was
+# one up.
+cat >small.c <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+long t_fn(long);
+int main(void)
+{
+	int first = -1, n = 0, fd;
+
+	t_fn(1);
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0) {
+		if (first < 0)
+			first = fd;
+		n++;
+	}
+	printf("first %d\nopened %d\n", first, n);
+	return 0;
+}
+C
+$cc -O1 -o small small.c -L. -lt -Wl,-rpath,"$T"
+ulimit -n 8
+plain_run plain_small ./small
+expect_status plain_small 0
+shim_run small tsc t_fn ./small
+expect_status small 0
+pf=$(sed -n 's/^first //p' "$T/plain_small.out") sf=$(sed -n 's/^first //p' "$T/small.out")
+pn=$(sed -n 's/^opened //p' "$T/plain_small.out") sn=$(sed -n 's/^opened //p' "$T/small.out")
+[ "$sf" = "$pf" ] || fail "RLIMIT_NOFILE 8: the program's first open got $sf under the shim, $pf without"
+[ "$sn" -eq $((pn - 1)) ] || fail "RLIMIT_NOFILE 8: $sn opens under the shim, want $((pn - 1)) ($pn without)"
+echo "RLIMIT_NOFILE 8: first open $sf as without the shim, $sn files (the report file takes one)"
