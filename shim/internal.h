@@ -235,6 +235,7 @@ struct cs_thread {
 	struct cs_series_block **series; /* by target index; NULL: series off */
 #define CS_NO_SERIES ((struct cs_series_block *)1) /* over the budget */
 	int series_busy; /* windows are being merged */
+	unsigned merge_waits; /* merges put off in a row (thread.c) */
 	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
 	uint64_t nest_stride;
 	uint64_t depth; /* entries in use */
