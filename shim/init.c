@@ -249,8 +249,7 @@ __attribute__((constructor)) static void cs_init(void)
 	/* Never act inside setuid/setgid programs; nor under a seccomp
 	 * filter a library's constructor installed before this ran, which
 	 * refuses system calls of the shim's (shim/sandbox.c). */
-	if (getauxval(AT_SECURE) || __atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE) ||
-	    cs_sandbox_at_start()) {
+	if (getauxval(AT_SECURE) || __atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {
 		errno = saved_errno;
 		return;
 	}

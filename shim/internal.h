@@ -647,10 +647,6 @@ void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
 /* ---- sandbox.c ---- */
-/* At start: under a seccomp filter in place already (the environment's,
- * or a sandboxed parent's across exec), whether it refuses the shim's
- * system calls; then the shim stays inert (cs_g.sandboxed set). */
-int cs_sandbox_at_start(void);
 /* The program is about to install seccomp filter prog (NULL: strict
  * mode). */
 struct sock_fprog;

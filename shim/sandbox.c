@@ -22,19 +22,15 @@
 #include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 #include "shim/internal.h"
-#include "shim/rawsys.h"
 
 /* The system calls the shim may make after start-up (slow paths, the
  * report file, thread set-up and teardown, patching after dlopen, the
@@ -43,102 +39,47 @@ static const struct {
 	int nr;
 	unsigned hot; /* CS_SB_*: made on the hot path, under a filter too */
 	uint64_t arg1, arg2, arg3; /* as the shim passes them (fds, addresses: 0) */
-	int fd; /* the first argument is a descriptor: -1 in the start-up probe */
 } shim_calls[] = {
-	{SYS_getpid, CS_SB_GETPID, 0, 0, 0, 0},
-	{SYS_brk, 0, 0, 0, 0, 0},
-	{SYS_getppid, 0, 0, 0, 0, 0},
-	{SYS_gettid, 0, 0, 0, 0, 0},
-	{SYS_sched_getaffinity, 0, 0, 0, 0, 0},
-	{SYS_perf_event_open, 0, 0, 0, 0, 0},
-	{SYS_read, CS_SB_READ, 0, 0, 0, 1},
-	{SYS_ioctl, 0, 0, 0, 0, 1},
-	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0},
-	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_SHARED, 0},
-	{SYS_munmap, 0, 0, 0, 0, 0},
-	{SYS_mprotect, 0, 0, PROT_READ | PROT_WRITE, 0, 0},
-	{SYS_mprotect, 0, 0, PROT_READ | PROT_EXEC, 0, 0},
-	{SYS_madvise, 0, 0, MADV_POPULATE_WRITE, 0, 0},
-	{SYS_rt_sigprocmask, 0, 0, 0, 0, 0},
-	{SYS_sigaltstack, CS_SB_SIGALTSTACK, 0, 0, 0, 0},
-	{SYS_openat, 0, 0, O_RDONLY | O_CLOEXEC, 0, 1},
-	{SYS_openat, 0, 0, O_RDWR | O_CLOEXEC, 0, 1},
-	{SYS_close, 0, 0, 0, 0, 1},
-	{SYS_fstat, 0, 0, 0, 0, 1},
-	{SYS_newfstatat, 0, 0, 0, 0, 1},
-	{SYS_ftruncate, 0, 0, 0, 0, 1},
-	{SYS_fallocate, 0, 0, 0, 0, 1},
-	{SYS_pwritev, 0, 0, 0, 0, 1},
-	{SYS_pwrite64, 0, 0, 0, 0, 1},
-	{SYS_fcntl, 0, F_DUPFD_CLOEXEC, 0, 0, 1},
-	{SYS_prlimit64, 0, RLIMIT_FSIZE, 0, 0, 0},
-	{SYS_prlimit64, 0, RLIMIT_NOFILE, 0, 0, 0},
-	{SYS_prlimit64, 0, RLIMIT_AS, 0, 0, 0},
-	{SYS_futex, CS_SB_FUTEX, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0, 0},
-	{SYS_sched_yield, 0, 0, 0, 0, 0},
-	{SYS_membarrier, 0, 0, 0, 0, 0},
-	{SYS_write, 0, 0, 0, 0, 1},
-	{SYS_readlink, 0, 0, 0, 0, 0},
-	{SYS_getdents64, 0, 0, 0, 0, 1},
-	{SYS_lseek, 0, 0, 0, 0, 1},
-	{SYS_wait4, 0, 0, 0, 0, 1},
+	{SYS_getpid, CS_SB_GETPID, 0, 0, 0},
+	{SYS_brk, 0, 0, 0, 0},
+	{SYS_getppid, 0, 0, 0, 0},
+	{SYS_gettid, 0, 0, 0, 0},
+	{SYS_sched_getaffinity, 0, 0, 0, 0},
+	{SYS_perf_event_open, 0, 0, 0, 0},
+	{SYS_read, CS_SB_READ, 0, 0, 0},
+	{SYS_ioctl, 0, 0, 0, 0},
+	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS},
+	{SYS_mmap, 0, 0, PROT_READ | PROT_WRITE, MAP_SHARED},
+	{SYS_munmap, 0, 0, 0, 0},
+	{SYS_mprotect, 0, 0, PROT_READ | PROT_WRITE, 0},
+	{SYS_mprotect, 0, 0, PROT_READ | PROT_EXEC, 0},
+	{SYS_madvise, 0, 0, MADV_POPULATE_WRITE, 0},
+	{SYS_rt_sigprocmask, 0, 0, 0, 0},
+	{SYS_sigaltstack, CS_SB_SIGALTSTACK, 0, 0, 0},
+	{SYS_openat, 0, 0, O_RDONLY | O_CLOEXEC, 0},
+	{SYS_openat, 0, 0, O_RDWR | O_CLOEXEC, 0},
+	{SYS_close, 0, 0, 0, 0},
+	{SYS_fstat, 0, 0, 0, 0},
+	{SYS_newfstatat, 0, 0, 0, 0},
+	{SYS_ftruncate, 0, 0, 0, 0},
+	{SYS_fallocate, 0, 0, 0, 0},
+	{SYS_pwritev, 0, 0, 0, 0},
+	{SYS_pwrite64, 0, 0, 0, 0},
+	{SYS_fcntl, 0, F_DUPFD_CLOEXEC, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_FSIZE, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_NOFILE, 0, 0},
+	{SYS_prlimit64, 0, RLIMIT_AS, 0, 0},
+	{SYS_futex, CS_SB_FUTEX, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0},
+	{SYS_sched_yield, 0, 0, 0, 0},
+	{SYS_membarrier, 0, 0, 0, 0},
+	{SYS_write, 0, 0, 0, 0},
+	{SYS_readlink, 0, 0, 0, 0},
+	{SYS_getdents64, 0, 0, 0, 0},
+	{SYS_lseek, 0, 0, 0, 0},
+	{SYS_wait4, 0, 0, 0, 0},
 };
 
 #define PAGE 4096ul
-#define NCALLS (sizeof(shim_calls) / sizeof(shim_calls[0]))
-
-/* Whether a child made by a raw clone (no fork handlers run, no SIGCHLD
- * sent) lives through the shim's system calls (all of them, or with
- * log_only those of its messages), made with arguments that change
- * nothing: descriptor -1, empty ranges, NULL pointers.  Its signals are
- * blocked first, so that a filter's SIGSYS kills it rather than running
- * one of the program's handlers there.  1 if it cannot be told. */
-static int child_lives(int log_only)
-{
-	static const uint64_t all = ~0ull;
-	long pid = cs_syscall6(SYS_clone, 0, 0, 0, 0, 0, 0), r;
-	int st = 0;
-	unsigned i;
-
-	if (pid == 0) {
-		cs_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8, 0, 0);
-		for (i = 0; i < NCALLS; i++) {
-			/* perf_event_open has a probe of its own, which leaves
-			 * tsc measured where only perf events are refused
-			 * (events.c). */
-			if (shim_calls[i].nr == SYS_perf_event_open ||
-			    (log_only && shim_calls[i].nr != SYS_write && shim_calls[i].nr != SYS_fstat))
-				continue;
-			cs_syscall6(shim_calls[i].nr, shim_calls[i].fd ? -1 : 0,
-				    (long)shim_calls[i].arg1, (long)shim_calls[i].arg2,
-				    (long)shim_calls[i].arg3, 0, 0);
-		}
-		cs_syscall6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
-	}
-	if (pid < 0)
-		return 1;
-	while ((r = cs_syscall6(SYS_wait4, pid, (long)&st, __WALL, 0, 0, 0)) == -EINTR)
-		;
-	return r != pid || WIFEXITED(st);
-}
-
-int cs_sandbox_at_start(void)
-{
-	const char *quiet;
-
-	/* (open, read and close, as ld.so made them to load this program.) */
-	if (cs_proc_status("Seccomp") != 2 || child_lives(0))
-		return 0;
-	cs_g.sandboxed = 1;
-	cs_g.sandbox_refused = ~0u;
-	quiet = getenv("CACHESHIM_QUIET"); /* (the settings are not read yet) */
-	if (!(quiet && *quiet && strcmp(quiet, "0")) && child_lives(1)) {
-		cs_log_init();
-		cs_log("a seccomp filter in place at start refuses system calls the shim makes; "
-		       "not profiling");
-	}
-	return 1;
-}
 
 /* Whether [p, p + n) can be read: each page asked of the kernel by a
  * futex wait that cannot wait (EFAULT where it cannot read; see

@@ -11,8 +11,7 @@
 # without the shim; the 3N calls at the known call site are measured, the
 # 2N + 1 others counted as not recorded, and the file is complete.  A
 # filter that kills only on what the shim never calls (ptrace) changes
-# nothing: all 5N + 1 calls are measured.  A program exec'd under such a
-# filter runs too: its shim stays inert.
+# nothing: all 5N + 1 calls are measured.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -81,20 +80,10 @@ int main(int argc, char **argv)
 		KILL_IF(SYS_ptrace),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	/* "exec": kills only on what neither ld.so nor this program make (but
-	 * the shim's start does), then execs "prog run N". */
-	struct sock_filter for_exec[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		KILL_IF(SYS_ftruncate), KILL_IF(SYS_fallocate), KILL_IF(SYS_pwritev),
-		KILL_IF(SYS_sched_getaffinity), KILL_IF(SYS_membarrier),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
 	int use_lenient = argc > 3 && !strcmp(argv[3], "lenient");
-	int use_exec = argc > 3 && !strcmp(argv[3], "exec");
 	struct sock_fprog prog = {use_lenient ? sizeof(lenient) / sizeof(lenient[0])
-				  : use_exec  ? sizeof(for_exec) / sizeof(for_exec[0])
-					      : sizeof(f) / sizeof(f[0]),
-				  use_lenient ? lenient : use_exec ? for_exec : f};
+					   : sizeof(f) / sizeof(f[0]),
+				  use_lenient ? lenient : f};
 	pthread_t th[2];
 	long s = 0;
 	char out[64];
@@ -102,20 +91,11 @@ int main(int argc, char **argv)
 
 	n = atoi(argv[2]);
 	s += call_n(n); /* its call site known before the filter */
-	if (!strcmp(argv[1], "run")) {
-		len = snprintf(out, sizeof(out), "run %ld\n", s);
-		write(1, out, len);
-		return 0;
-	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return 2;
 	if (!strcmp(argv[1], "prctl") ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
 				      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		return 3;
-	if (use_exec) {
-		execl("/proc/self/exe", "prog", "run", argv[2], (char *)0);
-		return 5;
-	}
 	s += call_n(2 * n); /* a call site known already: measured */
 	s += t_leaf(n); /* a new call site */
 	for (int i = 0; i < 2; i++)
@@ -163,19 +143,3 @@ for how in prctl syscall; do
 	want_count ${how}_lenient "function=t_leaf,event=tsc" calls $((5 * N + 1))
 	echo "$how, a filter the shim's calls pass: all $((5 * N + 1)) calls measured"
 done
-
-# A program exec'd under the filter: its shim starts under it, sees it
-# refuse system calls of its start (the report file's growth), says so
-# once and stays inert.  Before, the new image died of SIGSYS creating its
-# report file (found by a review helper).
-plain_run plain_exec ./prog prctl $N exec
-expect_status plain_exec 0
-status=0
-CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=t_leaf CACHESHIM_OUTPUT=$T/exec.csr LD_PRELOAD=$CS_SHIM \
-	./prog prctl $N exec >"$T/exec.out" 2>"$T/exec.err" || status=$?
-expect_status exec 0
-same_output plain_exec exec
-lines=$(grep -c "seccomp filter in place at start" "$T/exec.err" || true)
-[ "$lines" -eq 1 ] || { show "$T/exec.err"; fail "$lines lines about the filter at start, want 1"; }
-[ ! -e "$T/exec.csr.1" ] || fail "the exec'd image made a report file under the filter"
-echo "exec under the filter: the new image runs, its shim inert, said once"
