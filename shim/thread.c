@@ -847,6 +847,13 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			t->merge_waits++;
 			outside = 1;
 		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
+			/* Waited long enough: the missing numbers' calls are
+			 * taken for abandoned, and the count goes back to what
+			 * the windows hold, or every later merge would wait as
+			 * long again (a review helper: a program whose handler
+			 * siglongjmps out of calls ran at half speed). */
+			if (t->merge_waits)
+				__atomic_store_n(&sb->calls, windows_calls(sb), __ATOMIC_RELAXED);
 			t->merge_waits = 0;
 			t->series_busy = 1;
 			merge_windows(sb);
