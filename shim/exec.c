@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "shim/internal.h"
@@ -86,9 +87,103 @@ static void after_failed_exec(int sealed)
 		return -1;                                                \
 	}
 
+/* Under the program's seccomp filter (shim/sandbox.c) the image exec'd
+ * next would start the shim under that filter too, and its start (the
+ * report file) makes system calls the filter may refuse: killed where it
+ * ran without us.  So it gets the environment with the shim left out of
+ * LD_PRELOAD, as it would be had the user not preloaded it, and runs
+ * unmeasured.  The copy lives on the exec wrapper's stack: no malloc and
+ * no system call of ours.  Up to CS_ENV_MAX variables, else as it is. */
+#define CS_ENV_MAX 65536
+
+extern char **environ;
+
+static size_t env_count(char *const envp[])
+{
+	size_t n = 0;
+
+	while (envp && envp[n] && n <= CS_ENV_MAX)
+		n++;
+	return n;
+}
+
+/* Length of envp's LD_PRELOAD entry, 0 if none. */
+static size_t preload_len(char *const envp[], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
+			return strlen(envp[i]);
+	return 0;
+}
+
+/* Whether LD_PRELOAD's item [p, p + len) names this library. */
+static int is_shim(const char *p, size_t len)
+{
+	static const char name[] = "libcacheshim.so";
+	size_t k = sizeof(name) - 1;
+
+	return len >= k && !memcmp(p + len - k, name, k) && (len == k || p[len - k - 1] == '/');
+}
+
+/* envp into out[n + 1] without the shim in LD_PRELOAD (rewritten into
+ * buf, preload_len + 1 bytes; left out if nothing else is in it). */
+static void unshimmed(char *const envp[], size_t n, char **out, char *buf)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *p = envp[i] + 11, *q;
+		char *w = buf + 11;
+
+		if (strncmp(envp[i], "LD_PRELOAD=", 11)) {
+			out[j++] = envp[i];
+			continue;
+		}
+		memcpy(buf, "LD_PRELOAD=", 11);
+		for (; *p; p = *q ? q + 1 : q) {
+			for (q = p; *q && *q != ':' && *q != ' '; q++)
+				;
+			if (q == p || is_shim(p, (size_t)(q - p)))
+				continue;
+			if (w > buf + 11)
+				*w++ = ':';
+			memcpy(w, p, (size_t)(q - p));
+			w += q - p;
+		}
+		*w = '\0';
+		if (w > buf + 11)
+			out[j++] = buf;
+	}
+	out[j] = NULL;
+}
+
+/* The exec of call, with envp unshimmed under the program's seccomp
+ * filter.  A macro: the copies must live in the wrapper's own frame. */
+#define SANDBOXED_EXEC(envp, call)                                                 \
+	do {                                                                       \
+		if (__atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {          \
+			size_t n_, len_;                                           \
+                                                                                   \
+			cs_guard_take(); /* strlen, memcpy may be targets */       \
+			n_ = env_count(envp);                                      \
+			len_ = n_ <= CS_ENV_MAX ? preload_len(envp, n_) : 0;       \
+			if (n_ <= CS_ENV_MAX) {                                    \
+				char *env_[n_ + 1], buf_[len_ + 1];                \
+                                                                                   \
+				unshimmed(envp, n_, env_, buf_);                   \
+				cs_guard_drop();                                   \
+				return call;                                       \
+			}                                                          \
+			cs_guard_drop();                                           \
+		}                                                                  \
+	} while (0)
+
 CS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve);
+	SANDBOXED_EXEC(envp, real_execve(path, argv, env_));
 	int sealed = before_exec();
 	int ret = real_execve(path, argv, envp);
 
@@ -99,6 +194,8 @@ CS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 CS_EXPORT int execv(const char *path, char *const argv[])
 {
 	REAL(execv);
+	REAL(execve);
+	SANDBOXED_EXEC(environ, real_execve(path, argv, env_));
 	int sealed = before_exec();
 	int ret = real_execv(path, argv);
 
@@ -109,6 +206,8 @@ CS_EXPORT int execv(const char *path, char *const argv[])
 CS_EXPORT int execvp(const char *file, char *const argv[])
 {
 	REAL(execvp);
+	REAL(execvpe);
+	SANDBOXED_EXEC(environ, real_execvpe(file, argv, env_));
 	int sealed = before_exec();
 	int ret = real_execvp(file, argv);
 
@@ -119,6 +218,7 @@ CS_EXPORT int execvp(const char *file, char *const argv[])
 CS_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execvpe);
+	SANDBOXED_EXEC(envp, real_execvpe(file, argv, env_));
 	int sealed = before_exec();
 	int ret = real_execvpe(file, argv, envp);
 
@@ -129,6 +229,7 @@ CS_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 CS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	REAL(fexecve);
+	SANDBOXED_EXEC(envp, real_fexecve(fd, argv, env_));
 	int sealed = before_exec();
 	int ret = real_fexecve(fd, argv, envp);
 
