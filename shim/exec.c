@@ -93,29 +93,52 @@ static void after_failed_exec(int sealed)
  * ran without us.  So it gets the environment with the shim left out of
  * LD_PRELOAD, as it would be had the user not preloaded it, and runs
  * unmeasured.  The copy lives on the exec wrapper's stack: no malloc and
- * no system call of ours.  Up to CS_ENV_MAX variables, else as it is. */
-#define CS_ENV_MAX 65536
-
+ * no system call of ours.  Only when it fits there (cs_env_fits), else
+ * as it is. */
 extern char **environ;
+
+/* Room left on this thread's stack below the copy: signal handlers, the
+ * real exec's frames.  A thread whose stack the shim does not know (made
+ * under the filter, by clone, or on a signal stack) gets a small copy
+ * only. */
+#define CS_ENV_MARGIN (64u << 10)
+#define CS_ENV_UNKNOWN (16u << 10)
 
 static size_t env_count(char *const envp[])
 {
 	size_t n = 0;
 
-	while (envp && envp[n] && n <= CS_ENV_MAX)
+	while (envp && envp[n])
 		n++;
 	return n;
 }
 
-/* Length of envp's LD_PRELOAD entry, 0 if none. */
-static size_t preload_len(char *const envp[], size_t n)
+/* Bytes for the rewritten LD_PRELOAD entries of envp (each its own), 0
+ * if none; *count: how many there are (ld.so reads the last, getenv the
+ * first). */
+static size_t preload_len(char *const envp[], size_t n, size_t *count)
 {
-	size_t i;
+	size_t i, len = 0;
 
+	*count = 0;
 	for (i = 0; i < n; i++)
-		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
-			return strlen(envp[i]);
-	return 0;
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11)) {
+			len += strlen(envp[i]) + 1;
+			++*count;
+		}
+	return len;
+}
+
+/* Whether a copy of need bytes fits on this thread's stack, below frame. */
+static int cs_env_fits(uintptr_t frame, size_t need)
+{
+	uint64_t lo = cs_tls_stack_lo, hi = cs_tls_stack_hi;
+
+	if (need > SIZE_MAX / 2)
+		return 0;
+	if (lo && frame > lo && frame <= hi)
+		return frame - lo > CS_ENV_MARGIN && frame - lo - CS_ENV_MARGIN > need;
+	return need <= CS_ENV_UNKNOWN;
 }
 
 /* Whether LD_PRELOAD's item [p, p + len) names this library. */
@@ -127,15 +150,19 @@ static int is_shim(const char *p, size_t len)
 	return len >= k && !memcmp(p + len - k, name, k) && (len == k || p[len - k - 1] == '/');
 }
 
-/* envp into out[n + 1] without the shim in LD_PRELOAD (rewritten into
- * buf, preload_len + 1 bytes; left out if nothing else is in it). */
-static void unshimmed(char *const envp[], size_t n, char **out, char *buf)
+/* envp into out[n + 1] without the shim in LD_PRELOAD: each entry that
+ * names it is rewritten into its own part of buf (preload_len bytes);
+ * one that does not is passed as it is.  An entry left empty is dropped
+ * if it is the only one (count), else kept empty, so that ld.so and
+ * getenv still read the entries they read before. */
+static void unshimmed(char *const envp[], size_t n, size_t count, char **out, char *buf)
 {
 	size_t i, j = 0;
 
 	for (i = 0; i < n; i++) {
 		const char *p = envp[i] + 11, *q;
 		char *w = buf + 11;
+		int removed = 0;
 
 		if (strncmp(envp[i], "LD_PRELOAD=", 11)) {
 			out[j++] = envp[i];
@@ -145,39 +172,50 @@ static void unshimmed(char *const envp[], size_t n, char **out, char *buf)
 		for (; *p; p = *q ? q + 1 : q) {
 			for (q = p; *q && *q != ':' && *q != ' '; q++)
 				;
-			if (q == p || is_shim(p, (size_t)(q - p)))
+			if (q == p)
 				continue;
+			if (is_shim(p, (size_t)(q - p))) {
+				removed = 1;
+				continue;
+			}
 			if (w > buf + 11)
 				*w++ = ':';
 			memcpy(w, p, (size_t)(q - p));
 			w += q - p;
 		}
 		*w = '\0';
-		if (w > buf + 11)
+		if (!removed)
+			out[j++] = envp[i];
+		else if (w > buf + 11 || count > 1) {
 			out[j++] = buf;
+			buf = w + 1;
+		}
 	}
 	out[j] = NULL;
 }
 
 /* The exec of call, with envp unshimmed under the program's seccomp
  * filter.  A macro: the copies must live in the wrapper's own frame. */
-#define SANDBOXED_EXEC(envp, call)                                                 \
-	do {                                                                       \
-		if (__atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {          \
-			size_t n_, len_;                                           \
-                                                                                   \
-			cs_guard_take(); /* strlen, memcpy may be targets */       \
-			n_ = env_count(envp);                                      \
-			len_ = n_ <= CS_ENV_MAX ? preload_len(envp, n_) : 0;       \
-			if (n_ <= CS_ENV_MAX) {                                    \
-				char *env_[n_ + 1], buf_[len_ + 1];                \
-                                                                                   \
-				unshimmed(envp, n_, env_, buf_);                   \
-				cs_guard_drop();                                   \
-				return call;                                       \
-			}                                                          \
-			cs_guard_drop();                                           \
-		}                                                                  \
+#define SANDBOXED_EXEC(envp, call)                                                       \
+	do {                                                                             \
+		if (__atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE)) {                \
+			size_t n_, len_, count_;                                         \
+                                                                                         \
+			cs_guard_take(); /* strlen, memcpy may be targets */             \
+			n_ = env_count(envp);                                            \
+			len_ = preload_len(envp, n_, &count_);                           \
+			if (count_ &&                                                    \
+			    n_ < SIZE_MAX / sizeof(char *) - 1 &&                        \
+			    cs_env_fits((uintptr_t)__builtin_frame_address(0),           \
+					(n_ + 1) * sizeof(char *) + len_ + 1)) {         \
+				char *env_[n_ + 1], buf_[len_ + 1];                      \
+                                                                                         \
+				unshimmed(envp, n_, count_, env_, buf_);                 \
+				cs_guard_drop();                                         \
+				return call;                                             \
+			}                                                                \
+			cs_guard_drop();                                                 \
+		}                                                                        \
 	} while (0)
 
 CS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

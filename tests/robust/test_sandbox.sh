@@ -12,7 +12,9 @@
 # 2N + 1 others counted as not recorded, and the file is complete.  A
 # filter that kills only on what the shim never calls (ptrace) changes
 # nothing: all 5N + 1 calls are measured.  A program exec'd under the
-# filter runs too, without the shim (left out of its LD_PRELOAD).
+# filter runs too, without the shim (left out of its LD_PRELOAD, of each
+# entry on its own when there are several; one without it as it is); a
+# big environment exec'd by a thread with a small stack is not copied.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -47,6 +49,12 @@ static __attribute__((noinline)) long call_n(int k)
 	for (int i = 0; i < k; i++)
 		s += t_leaf(i);
 	return s;
+}
+
+static void *exec_self(void *arg)
+{
+	execl("/proc/self/exe", "prog", "run", (char *)arg, (char *)0);
+	return arg;
 }
 
 static void *worker(void *arg)
@@ -90,7 +98,17 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	int use_lenient = argc > 3 && !strcmp(argv[3], "lenient");
-	int use_exec = argc > 3 && !strcmp(argv[3], "exec");
+	/* "exec_env": the same with environ = {LD_PRELOAD=<ours>, CS_MARK=1,
+	 * argv[4]...} (LD_PRELOAD twice: ld.so reads the last, getenv the first). */
+	int use_env = argc > 3 && !strcmp(argv[3], "exec_env");
+	/* "exec_thread": the exec made by a thread with a 128 KiB stack, with
+	 * LD_PRELOAD and 20,000 other variables (160 KB of pointers), no
+	 * CACHESHIM_* (the new image's shim is then not profiling, and its
+	 * start does not meet the filter). */
+	int use_thread = argc > 3 && !strcmp(argv[3], "exec_thread");
+	int use_exec = use_env || use_thread || (argc > 3 && !strcmp(argv[3], "exec"));
+	extern char **environ;
+	char *envs[16] = {NULL};
 	struct sock_fprog prog = {use_lenient ? sizeof(lenient) / sizeof(lenient[0])
 				  : use_exec  ? sizeof(for_exec) / sizeof(for_exec[0])
 					      : sizeof(f) / sizeof(f[0]),
@@ -106,6 +124,9 @@ int main(int argc, char **argv)
 		const char *pre = getenv("LD_PRELOAD");
 
 		printf("run %ld\npreload %s\n", s, pre ? pre : "(none)");
+		for (char **e = environ; *e; e++)
+			if (!strncmp(*e, "LD_PRELOAD=", 11) || !strncmp(*e, "CS_MARK=", 8))
+				printf("env %s\n", *e);
 		return 0;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -113,6 +134,38 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "prctl") ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
 				      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		return 3;
+	if (use_env) {
+		static char first[4096];
+
+		snprintf(first, sizeof(first), "LD_PRELOAD=%s", getenv("LD_PRELOAD"));
+		envs[0] = first;
+		envs[1] = "CS_MARK=1";
+		for (int i = 4; i < argc && i < 15; i++)
+			envs[i - 2] = argv[i];
+		environ = envs;
+	}
+	if (use_thread) {
+		enum { MORE = 20000 };
+		static char vars[MORE][16];
+		char **e = calloc(MORE + 64, sizeof(*e));
+		size_t k = 0;
+		pthread_attr_t at;
+
+		for (char **p = environ; *p && k < 63; p++)
+			if (!strncmp(*p, "LD_PRELOAD=", 11))
+				e[k++] = *p;
+		for (int i = 0; i < MORE; i++) {
+			snprintf(vars[i], sizeof(vars[i]), "V%d=1", i);
+			e[k++] = vars[i];
+		}
+		environ = e;
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, 128 << 10);
+		if (pthread_create(&th[0], &at, exec_self, argv[2]))
+			return 4;
+		pthread_join(th[0], NULL);
+		return 5;
+	}
 	if (use_exec) {
 		execl("/proc/self/exe", "prog", "run", argv[2], (char *)0);
 		return 5;
@@ -188,3 +241,31 @@ expect_status exec2 0
 grep -qx "preload $T/libt.so" "$T/exec2.out" ||
 	{ show "$T/exec2.out"; fail "LD_PRELOAD of the exec'd image is not the other library alone"; }
 echo "exec under the filter with another preload: that one stays"
+
+# Several LD_PRELOAD entries (ld.so reads the last, getenv the first):
+# each loses the shim on its own, the others and the order stay.  Before,
+# all pointed at one buffer sized for the first: the first read as the
+# last, and a longer last one overflowed it (SIGSEGV).  One without the
+# shim, even empty, is passed as it is.
+L=$T/libt.so
+shim_run exec_env tsc t_leaf ./prog prctl $N exec_env "LD_PRELOAD=::$L  $L:" \
+	"LD_PRELOAD=" "LD_PRELOAD=$L $CS_SHIM:$L:libcacheshim.so:$L:$L:$L:$L"
+expect_status exec_env 0
+printf 'run %s\npreload \nenv LD_PRELOAD=\nenv CS_MARK=1\nenv LD_PRELOAD=::%s  %s:\nenv LD_PRELOAD=\nenv LD_PRELOAD=%s\n' \
+	"$(sed -n 's/^run //p' "$T/plain_exec.out")" "$L" "$L" "$L:$L:$L:$L:$L:$L" >"$T/exec_env.want"
+cmp -s "$T/exec_env.want" "$T/exec_env.out" ||
+	{ diff -u "$T/exec_env.want" "$T/exec_env.out" >&2 || true; fail "the exec'd image's LD_PRELOAD entries"; }
+echo "exec under the filter, LD_PRELOAD three times: each loses the shim alone"
+
+# A big environment exec'd by a thread with a small stack: the copy of
+# envp (20,000 pointers, 160 KB) was made on its 128 KiB stack: SIGSEGV
+# (139) where the program ran without the shim.  Now a copy that does not
+# fit is not made, and the exec is as before the copy existed: the new
+# image starts the shim (here one not profiling, which the filter spares).
+plain_run plain_thread ./prog prctl $N exec_thread
+expect_status plain_thread 0
+shim_run exec_thread tsc t_leaf ./prog prctl $N exec_thread
+expect_status exec_thread 0
+[ "$(head -1 "$T/exec_thread.out")" = "$(head -1 "$T/plain_thread.out")" ] ||
+	{ show "$T/exec_thread.out"; fail "the thread's exec did not run the program"; }
+echo "exec by a thread with a small stack and a big environment: as without the shim"
