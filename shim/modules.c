@@ -340,24 +340,29 @@ unsigned cs_modules_live(uint32_t *ids, unsigned max)
 	return n;
 }
 
-uint64_t cs_modules_file_any(uint32_t id)
+/* The slot of module id, NULL if its slot was taken by another since. */
+static const struct module *slot_of(uint32_t id)
 {
 	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
 
 	for (i = 0; id && i < n; i++)
 		if (modules[i].id == id)
-			return modules[i].file;
-	return 0;
+			return &modules[i];
+	return NULL;
+}
+
+uint64_t cs_modules_file_any(uint32_t id)
+{
+	const struct module *m = slot_of(id);
+
+	return m ? m->file : 0;
 }
 
 uint64_t cs_modules_file(uint32_t id)
 {
-	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+	const struct module *m = slot_of(id);
 
-	for (i = 0; id && i < n; i++)
-		if (modules[i].id == id && modules[i].lo != modules[i].hi)
-			return modules[i].file;
-	return 0;
+	return m && m->lo != m->hi ? m->file : 0;
 }
 
 /* Set in a forked child until the loader's lock is known to be free: a

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 
 #include "shim/internal.h"
+#include "shim/rawsys.h"
 
 /* The system calls the shim may make after start-up (slow paths, the
  * report file, thread set-up and teardown, patching after dlopen, the
@@ -95,8 +96,8 @@ static int readable(const void *p, size_t n)
 	for (; a < end; a += PAGE) {
 		uintptr_t w = a < (uintptr_t)p ? ((uintptr_t)p & ~3ul) : a;
 
-		if (syscall(SYS_futex, w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &now, 0, 0) < 0 &&
-		    errno == EFAULT)
+		if (cs_syscall6(SYS_futex, (long)w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, (long)&now,
+				0, 0) == -EFAULT)
 			return 0;
 	}
 	return 1;
