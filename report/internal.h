@@ -157,9 +157,10 @@ const struct cs_nested_block *cs_reader_nested(const struct cs_file *f,
 /* statfit.c: NULL when the aggregate of one event over calls calls can
  * be what the shim wrote (its histogram counts them, its sums and
  * extremes are within what its buckets allow), else why not.  in_flight:
- * a call of it may have been cut half-way (its sums unbounded above). */
-const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, int in_flight);
-const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls, int in_flight);
+ * how many of its calls may have been cut half-way (its sums then
+ * unbounded above, its histogram up to that many calls over). */
+const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, uint64_t in_flight);
+const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls, uint64_t in_flight);
 
 /* Like cs_reader_event_usable, for thread tid. */
 int cs_reader_tid_usable(const struct cs_file *f, uint32_t tid, unsigned ev);

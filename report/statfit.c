@@ -16,15 +16,19 @@
  *   - a thread still running when the file was sealed (the process then
  *     ended anywhere) may have one call half-recorded per site: in the
  *     sums or extremes but not yet in the histogram, or in the
- *     histogram but not yet in calls.
+ *     histogram but not yet in calls;
+ *   - a signal handler that left a call by siglongjmp while the shim
+ *     recorded it leaves that call half-recorded for good: as many such
+ *     calls as the site has calls in flight (entered, not returned).
  * So the lower bounds are exact and the upper bounds allow one value of
  * at most max more; and max is a value of the histogram or that one.
- * Except where a call is known to be in flight (in_flight: a site with
- * more calls entered than returned, the window of a series' claimed but
- * unrecorded call): killed between adding its value to the sums and
- * storing it as the new maximum, a call leaves sums above any bound max
- * gives (one busy-exit run in ~60 was called damaged so), and there only
- * the lower bounds hold.  Only complete files are checked: in a running
+ * Except where calls are known to be in flight (in_flight: how many; a
+ * site with more calls entered than returned, the windows of a series
+ * with claimed but unrecorded calls): killed between adding its value to
+ * the sums and storing it as the new maximum, a call leaves sums above
+ * any bound max gives (one busy-exit run in ~60 was called damaged so),
+ * and there only the lower bounds hold, and the histogram may count up
+ * to in_flight calls more.  Only complete files are checked: in a running
  * file a live writer may be anywhere.
  */
 #include "report/internal.h"
@@ -69,12 +73,12 @@ static void add_bucket(struct bounds *b, uint64_t c, unsigned i, unsigned nb,
 /* Checks what every aggregate has; sq is the sum of squares or negative
  * when there is none.  Returns NULL or why it does not fit. */
 static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, long double sq,
-			uint64_t max, int in_flight)
+			uint64_t max, uint64_t in_flight)
 {
 	/* Relative error of the long double sums: ~1,300 rounded terms. */
 	const long double eps = 1e-12L;
 
-	if (b->n < calls || b->n > (cs_u128)calls + 1)
+	if (b->n < calls || b->n > (cs_u128)calls + (in_flight > 1 ? in_flight : 1))
 		return "its histogram does not count its calls";
 	/* Nothing finished (a first call half-recorded at most): min and
 	 * max may not have been written yet. */
@@ -99,7 +103,7 @@ static const char *fits(const struct bounds *b, uint64_t calls, uint64_t sum, lo
 	return NULL;
 }
 
-const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, int in_flight)
+const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, uint64_t in_flight)
 {
 	struct bounds b = {0};
 	unsigned i;
@@ -111,7 +115,7 @@ const char *cs_statfit_stat(const struct cs_stat *st, uint64_t calls, int in_fli
 		    (long double)(((cs_u128)st->sumsq_hi << 64) | st->sumsq_lo), st->max, in_flight);
 }
 
-const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls, int in_flight)
+const char *cs_statfit_wstat(const struct cs_wstat *w, uint64_t calls, uint64_t in_flight)
 {
 	struct bounds b = {0};
 	unsigned i;

@@ -50,6 +50,9 @@ static void *map_zeroed(size_t bytes)
  * so that the wrapper's frames stay within a quarter of any real stack. */
 #define CS_GUESSED_STACK (256u << 10)
 
+/* A thread's series pointers and lost numbers, by target index. */
+#define SERIES_MAP_BYTES (CS_MAX_TARGETS * (sizeof(struct cs_series_block *) + sizeof(uint64_t)))
+
 /* Not pthread_getattr_np here: it mallocs, and this may run inside malloc
  * (threadstart.c). */
 static void stack_bounds(struct cs_thread *t)
@@ -103,8 +106,11 @@ static struct cs_thread *thread_create(void)
 		return NULL;
 	}
 	stack_bounds(t);
-	if (cs_g.settings.series)
-		t->series = map_zeroed(CS_MAX_TARGETS * sizeof(*t->series));
+	if (cs_g.settings.series) {
+		t->series = map_zeroed(SERIES_MAP_BYTES);
+		if (t->series)
+			t->series_lost = (uint64_t *)(t->series + CS_MAX_TARGETS);
+	}
 	t->nest_stride = sizeof(struct cs_nest) + cs_g.nevents * sizeof(uint64_t);
 	/* The first 1,024 levels; deeper nesting faults its pages in as it
 	 * goes (a megabyte per thread would be a lot to map up front). */
@@ -221,7 +227,7 @@ static uint32_t retired_find(struct cs_thread *t, uint64_t callsite, uint32_t ta
 static void thread_free(struct cs_thread *t)
 {
 	if (t->series)
-		munmap(t->series, CS_MAX_TARGETS * sizeof(*t->series));
+		munmap(t->series, SERIES_MAP_BYTES);
 	if (t->nest)
 		munmap(t->nest, CS_NEST_DEPTH * t->nest_stride);
 	cs_events_close_thread(t);
@@ -833,7 +839,8 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 		if (!sb)
 			make_series(t, (uint32_t)f->target_idx);
 		else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS &&
-			 windows_calls(sb) != sb->calls && t->merge_waits < CS_MERGE_WAITS) {
+			 windows_calls(sb) + t->series_lost[f->target_idx] != sb->calls &&
+			 t->merge_waits < CS_MERGE_WAITS) {
 			/* A claimed number whose call has not added itself to
 			 * its window yet: this is a signal handler's call that
 			 * interrupted it, maybe inside its adding, and a merge
@@ -848,12 +855,19 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			outside = 1;
 		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
 			/* Waited long enough: the missing numbers' calls are
-			 * taken for abandoned, and the count goes back to what
-			 * the windows hold, or every later merge would wait as
-			 * long again (a review helper: a program whose handler
-			 * siglongjmps out of calls ran at half speed). */
-			if (t->merge_waits)
-				__atomic_store_n(&sb->calls, windows_calls(sb), __ATOMIC_RELAXED);
+			 * taken for abandoned, so that later merges do not wait
+			 * as long again (a review helper: a program whose
+			 * handler siglongjmps out of calls ran at half speed).
+			 * Their numbers stay claimed: giving them back would
+			 * number later calls into windows that are full (one
+			 * then held more calls than a window holds, and the
+			 * reader refused the file).  The reader allows windows
+			 * that many calls short (report/reader.c). */
+			if (t->merge_waits) {
+				uint64_t held = windows_calls(sb), calls = sb->calls;
+
+				t->series_lost[f->target_idx] = calls > held ? calls - held : 0;
+			}
 			t->merge_waits = 0;
 			t->series_busy = 1;
 			merge_windows(sb);

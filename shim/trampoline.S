@@ -62,7 +62,11 @@
  * x87, mask registers) saved around it: slow-path C code may use any of
  * it.  Leaves the function's result in rax and rsp below the frame (every
  * path after it sets rsp from rbp).  Runs on a free side stack
- * (shim/sidestack.c) unless already on one, else below the current rsp. */
+ * (shim/sidestack.c) unless already on one, else below the current rsp.
+ *
+ * F_SIDE says what is to be undone: -1 nothing (already on a side stack,
+ * or none exist), -2 signals blocked but no side stack free, else the
+ * index of the side stack taken (signals blocked too). */
 .macro SLOW_CALL func
 	movq $-1, F_SIDE
 	movq cs_side_base(%rip), %rsi
@@ -72,6 +76,28 @@
 	subq %rsi, %rax
 	cmpq $CS_SIDE_TOTAL, %rax	/* on a side stack already */
 	jb .Lstay\@
+	/* Signals are blocked first (all but the ones a fault raises), a
+	 * side stack is taken after: a handler that ran between the two
+	 * and left by siglongjmp would leave the stack taken for good (all
+	 * of them, after enough such jumps).  Blocked so that the program's
+	 * handlers run on the thread's stack, never on a side stack: a
+	 * handler may need more than a side stack holds.  The old mask goes
+	 * to cs_tls_side_mask (~0: not blocked). */
+	movq $-2, F_SIDE
+	movq %fs:0, %rdx
+	addq cs_tls_side_mask@gottpoff(%rip), %rdx
+	movq $-1, (%rdx)
+	movl $14, %eax			/* rt_sigprocmask */
+	xorl %edi, %edi			/* SIG_BLOCK */
+	leaq cs_side_sigblock(%rip), %rsi
+	movl $8, %r10d
+	syscall
+	testq %rax, %rax
+	jz .Lblocked\@
+	movq %fs:0, %rdx		/* refused: nothing to restore */
+	addq cs_tls_side_mask@gottpoff(%rip), %rdx
+	movq $-1, (%rdx)
+.Lblocked\@:				/* (no numeric label: the code around uses them) */
 	movl $CS_SIDE_WAITS, %r8d
 .Lscan\@:
 	leaq cs_side_busy(%rip), %rcx
@@ -95,26 +121,6 @@
 	jmp .Lscan\@
 .Ltake\@:
 	movq %rdx, F_SIDE		/* owned from here: freed below */
-	/* Signals stay blocked while on the side stack (all but the ones a
-	 * fault raises), so that the program's handlers run on the thread's
-	 * stack: a handler may need more than a side stack holds, and may
-	 * longjmp out, which would leave the side stack taken for good.
-	 * The old mask goes to cs_tls_side_mask (~0: not blocked). */
-	movq %fs:0, %rdx
-	addq cs_tls_side_mask@gottpoff(%rip), %rdx
-	movq $-1, (%rdx)
-	movl $14, %eax			/* rt_sigprocmask */
-	xorl %edi, %edi			/* SIG_BLOCK */
-	leaq cs_side_sigblock(%rip), %rsi
-	movl $8, %r10d
-	syscall
-	testq %rax, %rax
-	jz .Lblocked\@
-	movq %fs:0, %rdx		/* refused: nothing to restore */
-	addq cs_tls_side_mask@gottpoff(%rip), %rdx
-	movq $-1, (%rdx)
-.Lblocked\@:				/* (no numeric label: the code around uses them) */
-	movq F_SIDE, %rdx
 	incq %rdx
 	imulq $CS_SIDE_SIZE, %rdx
 	addq cs_side_base(%rip), %rdx
@@ -157,10 +163,13 @@
 	leaq -FS(%rbp), %rsp
 	andq $-16, %rsp
 	movq F_SIDE, %rdx
+	cmpq $-1, %rdx
+	je .Lkept\@
 	testq %rdx, %rdx
-	js .Lkept\@
+	js .Lfreed\@
 	leaq cs_side_busy(%rip), %rcx
 	movl $0, (%rcx,%rdx,4)
+.Lfreed\@:
 	/* Signals as they were: a pending one is handled here, on the
 	 * thread's stack. */
 	movq %fs:0, %rsi

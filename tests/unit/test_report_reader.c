@@ -689,6 +689,19 @@ static void s_taken2(struct fx *x, size_t *len)
 {
 	nx_sb(x)->calls = 7;
 }
+/* Two numbers claimed by calls a signal handler's siglongjmp left while
+ * they were being recorded: two calls in flight at the thread's site of
+ * the target allow them, not three. */
+static void s_abandoned(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls = 7;
+	((struct cs_site_block *)fx_at(x, nx_site))->entered += 2;
+}
+static void s_abandoned_over(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls = 8;
+	((struct cs_site_block *)fx_at(x, nx_site))->entered += 2;
+}
 static void s_beyond(struct fx *x, size_t *len)
 {
 	nx_window(x, 2)->calls = 0;
@@ -758,6 +771,8 @@ static const struct nx_case {
 	{__LINE__, 0, s_calls, "window 2 has 1 calls (4 calls in all", 1, 0},
 	{__LINE__, 0, s_taken, NULL, 1, 1},
 	{__LINE__, 0, s_taken2, "its windows hold 5 calls, not 7", 1, 0},
+	{__LINE__, 0, s_abandoned, NULL, 1, 1},
+	{__LINE__, 0, s_abandoned_over, "its windows hold 5 calls, not 8 (2 calls in flight)", 1, 0},
 	{__LINE__, 0, s_beyond, "window 7 has 1 calls", 1, 0},
 	{__LINE__, 0, s_target, "refers to target 99", 1, 0},
 	{__LINE__, 0, s_calls_running, NULL, 1, 1},
@@ -939,6 +954,20 @@ static void ag_calls_above(struct fx *x)
 static void ag_calls_below(struct fx *x)
 {
 	ag_site(x, ag_plain)->calls = 3;
+	ag_site(x, ag_plain)->entered = 3;
+}
+/* Two calls a signal handler's siglongjmp left half-recorded (counted
+ * in the histogram, not in calls): two calls in flight allow it. */
+static void ag_abandoned(struct fx *x)
+{
+	ag_site(x, ag_plain)->calls = 3;
+	ag_site(x, ag_plain)->entered = 5;
+}
+/* Three calls over, with two in flight: not. */
+static void ag_abandoned_over(struct fx *x)
+{
+	ag_site(x, ag_plain)->calls = 2;
+	ag_site(x, ag_plain)->entered = 4;
 }
 static void ag_hist_wrap(struct fx *x)
 {
@@ -998,6 +1027,8 @@ static void test_aggregates(void)
 		{__LINE__, ag_first_race, "", 2},
 		{__LINE__, ag_calls_above, "event 0: its histogram does not count its calls (1000000", 1},
 		{__LINE__, ag_calls_below, "event 0: its histogram does not count its calls (3", 1},
+		{__LINE__, ag_abandoned, "", 2},
+		{__LINE__, ag_abandoned_over, "event 0: its histogram does not count its calls (2", 1},
 		{__LINE__, ag_hist_wrap, "event 0: its histogram does not count its calls (5", 1},
 		{__LINE__, ag_sum_big, "event 0: its sum is not that of its histogram's values", 1},
 		{__LINE__, ag_sum_small, "event 0: its sum is not that of its histogram's values", 1},
