@@ -652,10 +652,9 @@ void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
 /* ---- sandbox.c ---- */
-/* The program is about to install seccomp filter prog (NULL: strict
- * mode). */
-struct sock_fprog;
-void cs_sandbox_enter(const struct sock_fprog *prog);
+/* syscall(3) for SYS_seccomp and SYS_prctl (shim/syscall.S jumps here):
+ * a seccomp filter they install is run on the shim's own calls first. */
+long cs_sandbox_syscall(long nr, long op, long a2, long a3, long a4, long a5);
 /* cs_g.sandbox_refused: the hot path's own system calls. */
 #define CS_SB_READ 1u /* a perf group's read (no rdpmc) */
 #define CS_SB_FUTEX 2u /* readable_window's probe */

@@ -228,51 +228,86 @@ static unsigned refused_by(const struct sock_fprog *prog)
 	return refused;
 }
 
+/* Filters seen that refuse the shim's calls: the count at the last such
+ * one tells a failed install's undo whether another came since. */
+static unsigned refusing_filters;
+
 /* prog: the filter about to be installed, NULL for strict mode (read,
  * write, exit and sigreturn only).  Each filter is run, also once the
  * shim is sandboxed: the hot path's own calls are checked against all.
  * A filter installed before the shim's constructor ran (by a library's)
- * leaves the shim inert (cs_init). */
-void cs_sandbox_enter(const struct sock_fprog *prog)
+ * leaves the shim inert (cs_init).  Returns what sandbox_undo needs if
+ * the kernel then refuses the filter: nonzero when this filter is the
+ * one that made the shim sandboxed. */
+static unsigned sandbox_enter(const struct sock_fprog *prog)
 {
 	int saved = errno;
 	unsigned refused = prog ? refused_by(prog)
 				: CS_SB_ANY | CS_SB_FUTEX | CS_SB_GETPID | CS_SB_SIGALTSTACK;
+	unsigned nth;
 
 	if (!refused) {
 		errno = saved;
-		return;
+		return 0;
 	}
+	nth = __atomic_add_fetch(&refusing_filters, 1, __ATOMIC_ACQ_REL);
 	__atomic_fetch_or(&cs_g.sandbox_refused, refused & ~CS_SB_ANY, __ATOMIC_ACQ_REL);
-	if (__atomic_exchange_n(&cs_g.sandboxed, 1, __ATOMIC_ACQ_REL) || !cs_g.enabled) {
+	if (__atomic_exchange_n(&cs_g.sandboxed, 1, __ATOMIC_ACQ_REL)) {
 		errno = saved;
-		return;
+		return 0;
 	}
-	/* The last system call of our own: the filter is not in place yet
-	 * (write may be a target: under the guard). */
-	cs_guard_take();
-	if (!cs_g.settings.quiet)
-		cs_log("the program installs a seccomp filter that refuses system calls the "
-		       "shim makes: from now on no new thread, call site or block is "
-		       "measured (their calls are counted as not recorded) and the report "
-		       "file is not trimmed");
-	cs_guard_drop();
+	if (cs_g.enabled) {
+		/* The last system call of our own: the filter is not in place
+		 * yet (write may be a target: under the guard). */
+		cs_guard_take();
+		if (!cs_g.settings.quiet)
+			cs_log("the program installs a seccomp filter that refuses system calls "
+			       "the shim makes: from now on no new thread, call site or block "
+			       "is measured (their calls are counted as not recorded) and the "
+			       "report file is not trimmed");
+		cs_guard_drop();
+	}
+	errno = saved;
+	return nth;
+}
+
+/* The kernel refused the filter sandbox_enter saw (a malformed one:
+ * EINVAL; EACCES without no_new_privs; EFAULT): no filter came, so the
+ * shim goes on as before, unless another refusing filter was seen since.
+ * (A filter refusing nothing of the shim's changes nothing either way.) */
+static void sandbox_undo(unsigned nth)
+{
+	int saved = errno;
+
+	if (!nth || __atomic_load_n(&refusing_filters, __ATOMIC_ACQUIRE) != nth)
+		return;
+	__atomic_store_n(&cs_g.sandbox_refused, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&cs_g.sandboxed, 0, __ATOMIC_RELEASE);
+	if (cs_g.enabled && !cs_g.settings.quiet) {
+		cs_guard_take();
+		cs_log("the kernel did not install that seccomp filter (errno %d): measuring "
+		       "goes on as before",
+		       saved);
+		cs_guard_drop();
+	}
 	errno = saved;
 }
 
-/* From syscall.S: syscall(nr, op, a2, a3) may install a filter (seccomp's
- * SET_MODE_FILTER with the filter in a3, prctl's PR_SET_SECCOMP with the
- * mode in a2 and the filter in a3) or strict mode. */
-void cs_sandbox_syscall(long nr, long op, long a2, long a3)
+/* What installs a filter, of syscall(nr, op, a2, a3) and of prctl(op,
+ * a2, a3): seccomp's SET_MODE_FILTER with the filter in a3, prctl's
+ * PR_SET_SECCOMP with the mode in a2 and the filter in a3, or strict
+ * mode.  Returns sandbox_enter's value. */
+static unsigned sandbox_install(long nr, long op, long a2, long a3)
 {
 	if (nr == SYS_seccomp && op == SECCOMP_SET_MODE_STRICT)
-		cs_sandbox_enter(NULL);
-	else if (nr == SYS_seccomp && op == SECCOMP_SET_MODE_FILTER)
-		cs_sandbox_enter((const struct sock_fprog *)a3);
-	else if (nr == SYS_prctl && op == PR_SET_SECCOMP && a2 == SECCOMP_MODE_STRICT)
-		cs_sandbox_enter(NULL);
-	else if (nr == SYS_prctl && op == PR_SET_SECCOMP && a2 == SECCOMP_MODE_FILTER)
-		cs_sandbox_enter((const struct sock_fprog *)a3);
+		return sandbox_enter(NULL);
+	if (nr == SYS_seccomp && op == SECCOMP_SET_MODE_FILTER)
+		return sandbox_enter((const struct sock_fprog *)a3);
+	if (nr == SYS_prctl && op == PR_SET_SECCOMP && a2 == SECCOMP_MODE_STRICT)
+		return sandbox_enter(NULL);
+	if (nr == SYS_prctl && op == PR_SET_SECCOMP && a2 == SECCOMP_MODE_FILTER)
+		return sandbox_enter((const struct sock_fprog *)a3);
+	return 0;
 }
 
 void *cs_real_syscall;
@@ -294,11 +329,32 @@ long cs_syscall_missing(void)
 	return -1;
 }
 
+/* syscall(SYS_seccomp or SYS_prctl, ...), from syscall.S: neither takes
+ * more than five arguments, so all are in registers and the real call is
+ * made here, to undo what its filter did to the shim if it fails. */
+long cs_sandbox_syscall(long nr, long op, long a2, long a3, long a4, long a5)
+{
+	long (*real)(long, ...) = __atomic_load_n(&cs_real_syscall, __ATOMIC_ACQUIRE);
+	unsigned nth = sandbox_install(nr, op, a2, a3);
+	long r;
+
+	if (!real)
+		real = (long (*)(long, ...))cs_syscall_init();
+	if (!real)
+		return cs_syscall_missing();
+	r = real(nr, op, a2, a3, a4, a5);
+	if (r == -1)
+		sandbox_undo(nth);
+	return r;
+}
+
 CS_EXPORT int prctl(int option, ...)
 {
 	static int (*real)(int, ...);
 	unsigned long a2, a3, a4, a5;
+	unsigned nth;
 	va_list ap;
+	int ret;
 
 	va_start(ap, option);
 	a2 = va_arg(ap, unsigned long);
@@ -316,9 +372,9 @@ CS_EXPORT int prctl(int option, ...)
 			return -1;
 		}
 	}
-	if (option == PR_SET_SECCOMP && a2 == SECCOMP_MODE_STRICT)
-		cs_sandbox_enter(NULL);
-	else if (option == PR_SET_SECCOMP && a2 == SECCOMP_MODE_FILTER)
-		cs_sandbox_enter((const struct sock_fprog *)a3);
-	return real(option, a2, a3, a4, a5);
+	nth = sandbox_install(SYS_prctl, option, (long)a2, (long)a3);
+	ret = real(option, a2, a3, a4, a5);
+	if (ret == -1)
+		sandbox_undo(nth);
+	return ret;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* syscall(3), wrapped: a call that installs a seccomp filter (libseccomp
- * makes it so) tells the shim first (cs_sandbox_syscall, shim/sandbox.c);
- * every call then goes on to the real syscall by a jump, with all its
- * arguments (six registers and the seventh on the stack) as they came. */
+/* syscall(3), wrapped: a call that may install a seccomp filter
+ * (libseccomp makes it so: SYS_seccomp, SYS_prctl) goes to the shim
+ * (cs_sandbox_syscall, shim/sandbox.c), which runs the filter on its own
+ * calls and makes the real call (those two take five arguments at most,
+ * all in registers); every other call goes on to the real syscall by a
+ * jump, with all its arguments (six registers and the seventh on the
+ * stack) as they came. */
 
 #define SYS_prctl 157
 #define SYS_seccomp 317
@@ -38,8 +41,7 @@ syscall:
 	jz .Linit
 	jmp *%r11
 .Lask:
-	CALL_KEEPING_ARGS cs_sandbox_syscall
-	jmp .Lreal
+	jmp cs_sandbox_syscall
 .Linit:
 	CALL_KEEPING_ARGS cs_syscall_init	/* stores the real syscall */
 	movq cs_real_syscall(%rip), %r11

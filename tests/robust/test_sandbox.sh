@@ -97,6 +97,10 @@ int main(int argc, char **argv)
 		KILL_IF(SYS_sched_getaffinity), KILL_IF(SYS_membarrier),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	/* "refused": the kill filter with an instruction after its last
+	 * return, which the kernel refuses (EINVAL); the program goes on. */
+	struct sock_filter bad[sizeof(f) / sizeof(f[0]) + 1];
+	int use_refused = argc > 3 && !strcmp(argv[3], "refused");
 	int use_lenient = argc > 3 && !strcmp(argv[3], "lenient");
 	/* "exec_env": the same with environ = {LD_PRELOAD=<ours>, CS_MARK=1,
 	 * argv[4]...} (LD_PRELOAD twice: ld.so reads the last, getenv the first). */
@@ -111,8 +115,9 @@ int main(int argc, char **argv)
 	char *envs[16] = {NULL};
 	struct sock_fprog prog = {use_lenient ? sizeof(lenient) / sizeof(lenient[0])
 				  : use_exec  ? sizeof(for_exec) / sizeof(for_exec[0])
+				  : use_refused ? sizeof(bad) / sizeof(bad[0])
 					      : sizeof(f) / sizeof(f[0]),
-				  use_lenient ? lenient : use_exec ? for_exec : f};
+				  use_lenient ? lenient : use_exec ? for_exec : use_refused ? bad : f};
 	pthread_t th[2];
 	long s = 0;
 	char out[64];
@@ -131,9 +136,17 @@ int main(int argc, char **argv)
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return 2;
-	if (!strcmp(argv[1], "prctl") ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
-				      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		return 3;
+	memcpy(bad, f, sizeof(f));
+	bad[sizeof(f) / sizeof(f[0])] =
+		(struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	if ((!strcmp(argv[1], "prctl") ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
+				       : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) !=
+	    0) {
+		if (!use_refused)
+			return 3;
+	} else if (use_refused) {
+		return 6;
+	}
 	if (use_env) {
 		static char first[4096];
 
@@ -216,6 +229,20 @@ for how in prctl syscall; do
 	report_csv ${how}_lenient
 	want_count ${how}_lenient "function=t_leaf,event=tsc" calls $((5 * N + 1))
 	echo "$how, a filter the shim's calls pass: all $((5 * N + 1)) calls measured"
+	# A filter the kernel refuses (EINVAL) is no filter: the shim went
+	# into its no-system-call mode all the same (2N + 1 calls not
+	# recorded), and now goes on as before, saying so once.
+	status=0
+	CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=t_leaf CACHESHIM_OUTPUT=$T/${how}_refused.csr \
+		LD_PRELOAD=$CS_SHIM ./prog $how $N refused >"$T/${how}_refused.out" \
+		2>"$T/${how}_refused.err" || status=$?
+	expect_status ${how}_refused 0
+	same_output plain ${how}_refused
+	report_csv ${how}_refused
+	want_count ${how}_refused "function=t_leaf,event=tsc" calls $((5 * N + 1))
+	grep -q "^cacheshim: the kernel did not install that seccomp filter (errno 22)" \
+		"$T/${how}_refused.err" || { show "$T/${how}_refused.err"; fail "$how: no word of the refused filter"; }
+	echo "$how, a filter the kernel refuses: all $((5 * N + 1)) calls measured"
 done
 
 # A program exec'd under the filter: its shim would start under it and
