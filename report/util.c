@@ -174,14 +174,18 @@ const char *cs_util_basename(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+static char *escape_cut(const char *s, size_t cols, char *buf, size_t len, int backslash);
+static char *escape_dup(const char *s, int backslash);
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	char *msg = NULL, *e = NULL, cut[1024];
 
 	/* Messages quote what the user typed and names from the files: no
-	 * control character reaches the terminal, as in the tables. */
+	 * control character reaches the terminal, as in the tables.  Names
+	 * come escaped already (backslashes doubled): not doubled again. */
 	if (vasprintf(&msg, fmt, ap) >= 0)
-		e = cs_util_escape_dup(msg);
+		e = escape_dup(msg, 0);
 	/* One fputs per part, but stderr is unbuffered and the command is
 	 * single-threaded: lines do not interleave with our own output. */
 	fputs("cacheshim: ", stderr);
@@ -189,7 +193,7 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	if (e)
 		fputs(e, stderr);
 	else if (msg)
-		fputs(cs_util_escape_ctl(msg, cut, sizeof(cut)), stderr);
+		fputs(escape_cut(msg, 0, cut, sizeof(cut), 0), stderr);
 	else
 		fputs("out of memory (formatting a message)", stderr);
 	fputc('\n', stderr);
@@ -281,16 +285,19 @@ static size_t hex_escape(unsigned char c, char *e)
 }
 
 /* The text of the character at s, escaped, into e (at least 8 bytes):
- * its length there; *used is how many bytes of s it stands for. */
-static size_t escape_one(const char *s, char *e, size_t *used)
+ * its length there; *used is how many bytes of s it stands for.
+ * backslash: a backslash is written as two. */
+static size_t escape_one(const char *s, char *e, size_t *used, int backslash)
 {
 	unsigned char c = (unsigned char)*s;
 	int n;
 
 	*used = 1;
-	if (c == '\n' || c == '\t' || c == '\r') {
+	/* A backslash too (in names): else a name with the four characters
+	 * \x01 in it would read as one with the byte 0x01. */
+	if (c == '\n' || c == '\t' || c == '\r' || (c == '\\' && backslash)) {
 		e[0] = '\\';
-		e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
 		return 2;
 	}
 	if (c < 0x20 || c == 0x7f)
@@ -315,12 +322,8 @@ static size_t escape_one(const char *s, char *e, size_t *used)
 	return (size_t)n;
 }
 
-char *cs_util_escape_ctl(const char *s, char *buf, size_t len)
-{
-	return cs_util_escape_cut(s, 0, buf, len);
-}
-
-char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
+/* cs_util_escape_cut, with backslashes doubled or not. */
+static char *escape_cut(const char *s, size_t cols, char *buf, size_t len, int backslash)
 {
 	size_t o = 0, n, used, w = 0, cw, mark = 0;
 	char e[8];
@@ -328,7 +331,7 @@ char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
 	if (!len)
 		return buf;
 	while (*s) {
-		n = escape_one(s, e, &used);
+		n = escape_one(s, e, &used, backslash);
 		if (o + n >= len)
 			break; /* whole escapes only */
 		cw = cs_util_width(e, n);
@@ -352,12 +355,29 @@ char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
 	return buf;
 }
 
-char *cs_util_escape_dup(const char *s)
+char *cs_util_escape_ctl(const char *s, char *buf, size_t len)
+{
+	return escape_cut(s, 0, buf, len, 1);
+}
+
+char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
+{
+	return escape_cut(s, cols, buf, len, 1);
+}
+
+/* s escaped, whole, in a malloc'd string (NULL when out of memory), with
+ * backslashes doubled or not. */
+static char *escape_dup(const char *s, int backslash)
 {
 	size_t len = 4 * strlen(s) + 1;
 	char *e = malloc(len);
 
-	return e ? cs_util_escape_ctl(s, e, len) : NULL;
+	return e ? escape_cut(s, 0, e, len, backslash) : NULL;
+}
+
+char *cs_util_escape_dup(const char *s)
+{
+	return escape_dup(s, 1);
 }
 
 size_t cs_util_width(const char *s, size_t n)

@@ -432,6 +432,10 @@ static const struct {
 	{__LINE__, "plain", 0, 0, "plain"},
 	{__LINE__, "a\nb\tc\rd", 0, 0, "a\\nb\\tc\\rd"},
 	{__LINE__, "\x01\x1b[2J\x7f", 0, 0, "\\x01\\x1b[2J\\x7f"},
+	/* A backslash doubled: the name \x01 (four characters) is not the
+	 * byte 0x01. */
+	{__LINE__, "a\\x01\\", 0, 0, "a\\\\x01\\\\"},
+	{__LINE__, "a\\\x01", 0, 0, "a\\\\\\x01"},
 	/* UTF-8 stays; C1 controls and bytes that are not UTF-8 do not. */
 	{__LINE__, "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac", 0, 0,
 	 "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac"},
