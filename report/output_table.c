@@ -473,8 +473,16 @@ static int print_derived(FILE *out, const struct cs_report *r, struct cs_view *v
 	int ret;
 
 	fputs("\nderived, per row from the means per call of its events:", out);
-	for (i = 0; i < o->nderive; i++)
-		fprintf(out, "%s %s = %s", i ? ";" : "", o->derive[i].name, o->derive[i].text);
+	for (i = 0; i < o->nderive; i++) {
+		/* The expression as typed: a newline or tab in it is white
+		 * space to the parser, an escape here. */
+		char *text = cs_util_escape_dup(o->derive[i].text);
+
+		if (!text)
+			return -ENOMEM;
+		fprintf(out, "%s %s = %s", i ? ";" : "", o->derive[i].name, text);
+		free(text);
+	}
 	fputc('\n', out);
 	if (cs_view_nrows(v) == 0) {
 		fputs("  no calls recorded\n", out);

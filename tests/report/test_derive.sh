@@ -31,6 +31,12 @@ END
 run_cmd "$CS_CMD" report --event tsc "${D[@]}" "$V"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'derived, per row from the means per call of its events: per1k = 1000*{perf::PAGE-FAULTS}/tsc; nc = cycles*0+1; z = tsc/{perf::MINOR-FAULTS}; twice = -(-per1k*2)'
+# An expression with a newline and a tab in it (white space to the
+# parser): escaped in the title, not printed raw.
+run_cmd "$CS_CMD" report --event tsc --derive "$(printf 'nl=tsc\n+\t1')" "$V"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'derived, per row from the means per call of its events: nl = tsc\n+\t1'
+run_cmd "$CS_CMD" report --event tsc "${D[@]}" "$V"
 sed -n '/^derived/,$p' "$T/out" | tail -n +2 >"$T/section"
 cat >"$T/want" <<'END'
   function  callsite       module   calls  per1k           nc      z  twice
