@@ -560,15 +560,20 @@ static uint64_t site_in_flight(const struct cs_site_block *s)
  * the exclusive one counts as many calls.  A thread stopped at exit
  * half-way through recording a call (the shim writes the site, then per
  * event the inclusive and the exclusive value, then the call) may have
- * counted one inclusive value more than exclusive ones or calls.  Returns
- * 0 or the first event + 1 that fails. */
+ * counted one inclusive value more than exclusive ones or calls; a
+ * signal handler's siglongjmp out of the recording leaves such a call
+ * for good, as many as the site has calls in flight.  Returns 0 or the
+ * first event + 1 that fails. */
 static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_block *s,
 			      const struct cs_nested_block *n)
 {
 	const struct cs_stat *in, *ex;
 	cs_u128 ci, ce;
+	uint64_t half = site_in_flight(s);
 	unsigned e, b;
 
+	if (half < 1)
+		half = 1;
 	for (e = 0; e < n->nevents; e++) {
 		if (!cs_reader_event_usable(f, s, e))
 			continue;
@@ -581,7 +586,7 @@ static unsigned nested_misfit(const struct cs_file *f, const struct cs_site_bloc
 			ci += in->hist[b];
 			ce += ex->hist[b];
 		}
-		if (ce > ci || ci > ce + 1 || ci > (cs_u128)n->calls + 1)
+		if (ce > ci || ci > ce + half || ci > (cs_u128)n->calls + half)
 			return e + 1;
 		/* The shim adds a call's value to the site first, then the
 		 * inclusive, then the exclusive value (never more than the

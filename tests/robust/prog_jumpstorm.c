@@ -2,9 +2,11 @@
 /* A timer's signal handler that siglongjmps out of wherever the program
  * is, over and over, while it calls rt_leaf in a loop.
  *
- * Usage: prog_jumpstorm N.  Calls rt_leaf once, then N times (a call the
+ * Usage: prog_jumpstorm N [ping].  Calls rt_leaf once, then N times (a call the
  * handler left is made again), with SIGALRM every 40 us jumping back into the
- * loop; prints "N calls returned" and, to stderr, "jumps J".  Under the
+ * loop; prints "N calls returned" and, to stderr, "jumps J".  With "ping"
+ * each call is rt_ping(3) instead (rt_ping, rt_pong, rt_ping, rt_pong, each
+ * inside the one before: two targets, nested four deep).  Under the
  * shim the handler lands in its wrapper too: between taking a side stack
  * and blocking signals (which leaked the side stack; after 16 such jumps
  * every slow path waited for a free one and the program hung), and in the
@@ -14,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 
 #include "tests/robust/robust.h"
@@ -34,14 +37,18 @@ int main(int argc, char **argv)
 	struct sigaction sa = {0};
 	volatile long i = 0;
 	long n;
+	int ping;
 
-	if (argc != 2 || (n = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: %s N\n", argv[0]);
+	if (argc < 2 || argc > 3 || (n = atol(argv[1])) <= 0 ||
+	    (argc == 3 && strcmp(argv[2], "ping") != 0)) {
+		fprintf(stderr, "usage: %s N [ping]\n", argv[0]);
 		return 2;
 	}
+	ping = argc == 3;
 	/* Bound before the storm: a jump out of the dynamic linker's lazy
 	 * binding is not this test's business. */
 	rt_leaf(-1);
+	rt_ping(3);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	/* Set once, before the timer runs: a jump while sigsetjmp saves the
@@ -49,7 +56,10 @@ int main(int argc, char **argv)
 	if (sigsetjmp(env, 1) == 0)
 		setitimer(ITIMER_REAL, &every, NULL);
 	while (i < n) {
-		rt_leaf(i);
+		if (ping)
+			rt_ping(3);
+		else
+			rt_leaf(i);
 		i = i + 1;
 	}
 	setitimer(ITIMER_REAL, &off, NULL);

@@ -630,6 +630,13 @@ static void n_half2(struct fx *x, size_t *len)
 	nx_nb(x)->stat[0].sum += 700;
 	nx_nb(x)->stat[0].sumsq_lo += 700 * 700;
 }
+/* The same two half-recorded calls, left so by a signal handler's
+ * siglongjmp: two calls in flight at the site allow them. */
+static void n_abandoned(struct fx *x, size_t *len)
+{
+	n_half2(x, len);
+	((struct cs_site_block *)fx_at(x, nx_site))->entered += 2;
+}
 static void n_misfit_running(struct fx *x, size_t *len)
 {
 	n_misfit(x, len);
@@ -760,6 +767,7 @@ static const struct nx_case {
 	{__LINE__, 0, n_uneven, "event 1 has values", 0, 1},
 	{__LINE__, 0, n_half, NULL, 1, 1},
 	{__LINE__, 0, n_half2, "event 0 has values", 0, 1},
+	{__LINE__, 0, n_abandoned, NULL, 1, 1},
 	{__LINE__, 0, n_misfit_running, NULL, 0, 1},
 	{__LINE__, 0, n_duplicate, "two nested blocks for the site", 1, 0},
 	{__LINE__, 0, s_nevents, "3 events, the header has 2", 1, 0},
