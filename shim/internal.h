@@ -235,12 +235,12 @@ struct cs_thread {
 	struct cs_series_block **series; /* by target index; NULL: series off */
 #define CS_NO_SERIES ((struct cs_series_block *)1) /* over the budget */
 	int series_busy; /* windows are being merged */
-	unsigned merge_waits; /* merges put off in a row (thread.c) */
-	/* By target index, in the mapping of `series`: numbers of the
-	 * series claimed by calls that never added themselves to a window
-	 * (a signal handler jumped out of them), so that merges stop waiting
-	 * for them (thread.c). */
+	/* By target index, in the mapping of `series` (thread.c): numbers
+	 * of the series claimed by calls that never added themselves to a
+	 * window (a signal handler jumped out of them), so that merges stop
+	 * waiting for them; and merges put off in a row. */
 	uint64_t *series_lost;
+	uint32_t *merge_waits;
 	void *nest; /* CS_NEST_DEPTH entries of nest_stride bytes */
 	uint64_t nest_stride;
 	uint64_t depth; /* entries in use */

@@ -50,8 +50,10 @@ static void *map_zeroed(size_t bytes)
  * so that the wrapper's frames stay within a quarter of any real stack. */
 #define CS_GUESSED_STACK (256u << 10)
 
-/* A thread's series pointers and lost numbers, by target index. */
-#define SERIES_MAP_BYTES (CS_MAX_TARGETS * (sizeof(struct cs_series_block *) + sizeof(uint64_t)))
+/* A thread's series pointers, lost numbers and merge waits, by target
+ * index. */
+#define SERIES_MAP_BYTES                                                                     \
+	(CS_MAX_TARGETS * (sizeof(struct cs_series_block *) + sizeof(uint64_t) + sizeof(uint32_t)))
 
 /* Not pthread_getattr_np here: it mallocs, and this may run inside malloc
  * (threadstart.c). */
@@ -108,8 +110,10 @@ static struct cs_thread *thread_create(void)
 	stack_bounds(t);
 	if (cs_g.settings.series) {
 		t->series = map_zeroed(SERIES_MAP_BYTES);
-		if (t->series)
+		if (t->series) {
 			t->series_lost = (uint64_t *)(t->series + CS_MAX_TARGETS);
+			t->merge_waits = (uint32_t *)(t->series_lost + CS_MAX_TARGETS);
+		}
 	}
 	t->nest_stride = sizeof(struct cs_nest) + cs_g.nevents * sizeof(uint64_t);
 	/* The first 1,024 levels; deeper nesting faults its pages in as it
@@ -654,14 +658,23 @@ typedef uint32_t cs_v4u __attribute__((vector_size(16), aligned(4)));
 /* The window-histogram buckets [*lo, *hi) of event e of window w that can
  * hold its calls: those between the buckets of its min and max, when their
  * counts add up to its calls (which a signal handler's call racing the
- * first call of the window could upset); else all of them. */
+ * first call of the window could upset); else all of them.  All of them
+ * too when whole: a call that a signal handler's siglongjmp left half-way
+ * through adding itself to its window may have counted its bucket without
+ * its call, anywhere (outside min and max, in a window with no call):
+ * a merge that skipped that bucket left it in a zeroed window, and a later
+ * window held a bucket count beyond its calls and its sum. */
 static void hist_range(const struct cs_window *w, const struct cs_wstat *ws, unsigned *lo,
-		       unsigned *hi)
+		       unsigned *hi, int whole)
 {
 	uint64_t n = 0;
 	unsigned b;
 
 	*lo = *hi = 0;
+	if (whole) {
+		*hi = CS_WHIST_BUCKETS;
+		return;
+	}
 	if (!w->calls)
 		return;
 	*lo = cs_whist_index(ws->min);
@@ -722,7 +735,7 @@ static void zero_window(struct cs_window *w, unsigned n, const unsigned *lo, con
  * histogram buckets between a window's min and max are touched: a window
  * is ~1.2 KB per event, and touching all of it made the merges most of the
  * cost of a program whose functions are called a few hundred times each. */
-static void merge_windows(struct cs_series_block *sb)
+static void merge_windows(struct cs_series_block *sb, int whole)
 {
 	char *base = (char *)(sb + 1);
 	uint64_t size = sb->window_size;
@@ -748,8 +761,8 @@ static void merge_windows(struct cs_series_block *sb)
 			uint64_t sum = wa[e].sum + wc[e].sum, min = wa[e].min, max = wa[e].max;
 			unsigned lo, hi;
 
-			hist_range(a, &wa[e], &alo[e], &ahi[e]);
-			hist_range(c, &wc[e], &clo[e], &chi[e]);
+			hist_range(a, &wa[e], &alo[e], &ahi[e], whole);
+			hist_range(c, &wc[e], &clo[e], &chi[e], whole);
 			/* The union of the two ranges, either of which may be empty. */
 			lo = alo[e] == ahi[e] ? clo[e] : alo[e];
 			hi = alo[e] == ahi[e] ? chi[e] : ahi[e];
@@ -840,7 +853,7 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			make_series(t, (uint32_t)f->target_idx);
 		else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS &&
 			 windows_calls(sb) + t->series_lost[f->target_idx] != sb->calls &&
-			 t->merge_waits < CS_MERGE_WAITS) {
+			 t->merge_waits[f->target_idx] < CS_MERGE_WAITS) {
 			/* A claimed number whose call has not added itself to
 			 * its window yet: this is a signal handler's call that
 			 * interrupted it, maybe inside its adding, and a merge
@@ -851,7 +864,7 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			 * the series (skipped).  A bounded while: a handler
 			 * that jumped out of such a call leaves its number
 			 * claimed for good. */
-			t->merge_waits++;
+			t->merge_waits[f->target_idx]++;
 			outside = 1;
 		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
 			/* Waited long enough: the missing numbers' calls are
@@ -863,14 +876,15 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 			 * then held more calls than a window holds, and the
 			 * reader refused the file).  The reader allows windows
 			 * that many calls short (report/reader.c). */
-			if (t->merge_waits) {
-				uint64_t held = windows_calls(sb), calls = sb->calls;
+			uint64_t held = windows_calls(sb), calls = sb->calls;
 
+			if (t->merge_waits[f->target_idx])
 				t->series_lost[f->target_idx] = calls > held ? calls - held : 0;
-			}
-			t->merge_waits = 0;
+			t->merge_waits[f->target_idx] = 0;
 			t->series_busy = 1;
-			merge_windows(sb);
+			/* Numbers claimed and not counted: their calls may have
+			 * left bucket counts anywhere (hist_range). */
+			merge_windows(sb, held != calls);
 			t->series_busy = 0;
 		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= sb->ready) {
 			populate_windows(t, sb, sb->calls >> sb->shift);
