@@ -82,10 +82,16 @@ struct cs_file_header {
 	uint64_t tsc_hz; /* measured TSC frequency, 0 if unknown */
 	uint64_t lost_calls; /* calls not recorded: file full or re-entry */
 	uint64_t session; /* CACHESHIM_SESSION of the launcher, 0 if none */
-	uint64_t reserved[7];
+	uint64_t features; /* CS_FEATURE_*: what this writer records (0 in
+			    * files of earlier writers) */
+	uint64_t reserved[6];
 	char program[CS_PROGRAM_MAX]; /* /proc/self/exe at start */
 	struct cs_file_event events[CS_MAX_EVENTS];
 };
+
+/* header.features: nested blocks say in flags whether they were made
+ * during their site's first recorded call (CS_NESTED_AT_FIRST). */
+#define CS_FEATURE_NESTED_FIRST 1ull
 
 /* Top bit of header.used: set at exit so that no block can be reserved
  * beyond the size the file is then trimmed to. */
@@ -235,9 +241,15 @@ struct cs_nested_block {
 			    * own bracket cost (the calibration target) is still
 			    * inside the exclusive values */
 	uint32_t nevents;
-	uint32_t reserved;
+	uint32_t flags; /* CS_NESTED_* */
 	struct cs_stat stat[]; /* 2 * nevents: inclusive, then exclusive */
 };
+
+/* cs_nested_block.flags: made during the site's first recorded call, so
+ * that call's exclusive value is the exclusive stat's first (the cold
+ * call of --self); only where header.features has
+ * CS_FEATURE_NESTED_FIRST. */
+#define CS_NESTED_AT_FIRST 1u
 
 /* Series over time: per (thread, target), successive windows of
  * 2^shift calls each.  When all CS_SERIES_WINDOWS windows are used,

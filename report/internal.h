@@ -470,9 +470,14 @@ int cs_merge_keep(struct cs_report *r, struct cs_file *f);
  * site - incl + excl, where incl and excl are the event's stats of the
  * site's nested block.  Counts, sums, sums of squares and histograms are
  * exact; min and max are exact where the histograms allow and otherwise
- * bucket bounds (see merge.c).  Returns out. */
+ * bucket bounds (see merge.c).  at_first: whether the nested block was
+ * made during the site's first call (its first is the cold call's), -1
+ * when the file does not say (cs_merge_at_first).  Returns out. */
 struct cs_stat *cs_merge_split(const struct cs_stat *site, const struct cs_stat *incl,
-			       const struct cs_stat *excl, struct cs_stat *out);
+			       const struct cs_stat *excl, int at_first, struct cs_stat *out);
+/* What nested block nb of file f says of its site's first call, for
+ * cs_merge_split. */
+int cs_merge_at_first(const struct cs_file *f, const struct cs_nested_block *nb);
 /* Returns the inclusive (exclusive = 0) or exclusive (1) values of event
  * ev of row, or NULL when it has none. */
 const struct cs_agg *cs_merge_view(const struct cs_report *r, const struct cs_row *row, size_t ev,

@@ -712,7 +712,7 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 			st = &s->stat[e];
 			if (r->self && nb)
 				st = cs_merge_split(st, &nb->stat[e], &nb->stat[h->nevents + e],
-						    &xstat);
+						    cs_merge_at_first(f, nb), &xstat);
 			n = cs_stats_add_calls(agg, st, s->calls);
 			if (agg->nomem)
 				return -ENOMEM;
@@ -1027,8 +1027,15 @@ static void plain_range(const struct cs_stat *site, const struct cs_stat *incl, 
 			       : site->max;
 }
 
+int cs_merge_at_first(const struct cs_file *f, const struct cs_nested_block *nb)
+{
+	if (!(f->hdr->features & CS_FEATURE_NESTED_FIRST))
+		return -1;
+	return (nb->flags & CS_NESTED_AT_FIRST) != 0;
+}
+
 struct cs_stat *cs_merge_split(const struct cs_stat *site, const struct cs_stat *incl,
-			       const struct cs_stat *excl, struct cs_stat *out)
+			       const struct cs_stat *excl, int at_first, struct cs_stat *out)
 {
 	static uint64_t d[CS_HIST_BUCKETS];
 	cs_u128 sq;
@@ -1058,9 +1065,14 @@ struct cs_stat *cs_merge_split(const struct cs_stat *site, const struct cs_stat 
 		out->max = !excl_empty && excl->max > max ? excl->max : max;
 	}
 	/* The nested block is made at the first call with something
-	 * nested: when its first inclusive value is the site's first, that
-	 * call was the site's first (or one equal to it). */
-	out->first = !incl_empty && incl->first == site->first ? excl->first : site->first;
+	 * nested.  Whether that was the site's first call the writer says;
+	 * files of earlier writers are guessed at: when its first inclusive
+	 * value is the site's first, that call was the site's first, or a
+	 * later one with the same value (a review helper: page faults 7, then
+	 * 2 + 5 nested, gave the cold call a self value of 2, not 7). */
+	if (at_first < 0)
+		at_first = !incl_empty && incl->first == site->first;
+	out->first = at_first && !incl_empty ? excl->first : site->first;
 	return out;
 }
 
@@ -1128,7 +1140,8 @@ static int add_other(const struct cs_report *r, struct cs_row *row, const struct
 			return -ENOMEM;
 		st = &s->stat[e];
 		if (!r->self && nb)
-			st = cs_merge_split(st, &nb->stat[e], &nb->stat[n + e], &x);
+			st = cs_merge_split(st, &nb->stat[e], &nb->stat[n + e],
+					    cs_merge_at_first(f, nb), &x);
 		cnt = cs_stats_add(a, st);
 		if (a->nomem)
 			return -ENOMEM;

@@ -24,6 +24,8 @@ uint64_t cs_xsave_mask;
 
 int cs_thread_init(void);
 void cs_thread_after_fork(void);
+void cs_thread_after_fork_parent(void);
+void cs_thread_populate_stack(void);
 
 static const char *env(const char *name)
 {
@@ -138,6 +140,15 @@ static void after_fork_parent(void)
 	cs_tls_guard_frame = fork_guard_frame;
 }
 
+/* fork's parent handler: as after_fork_parent, once the forking thread's
+ * state is written again (cs_thread_after_fork_parent). */
+static void after_fork_in_parent(void)
+{
+	if (cs_g.enabled)
+		cs_thread_after_fork_parent();
+	after_fork_parent();
+}
+
 /* A forked child: the parent's counters and report file are not ours.
  * Keep the target list, open a file of our own, re-record modules and
  * targets there; threads set up again at their next call. */
@@ -168,6 +179,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&cs_modules_lock, NULL);
 	pthread_mutex_init(&cs_cache_lock, NULL);
 	cs_g.nsites = 0;
+	cs_site_rows_after_fork();
 	cs_g.series_bytes = 0;
 	cs_threads_starting = 0; /* other threads' creations are not the child's */
 	cs_g.generation++;
@@ -188,6 +200,7 @@ static void after_fork_child(void)
 		cs_modules_restore();
 		rewrite_targets();
 		cs_g.enabled = 1;
+		cs_thread_populate_stack();
 	}
 	errno = saved_errno;
 	after_fork_parent(); /* the guard as before the fork */
@@ -280,9 +293,8 @@ __attribute__((constructor)) static void cs_init(void)
 	/* Sites may use at most half the file (as made: limits on file size
 	 * and address space can make it smaller than asked): the other half
 	 * is for series, nested blocks and the overflow rows. */
-	cs_g.max_sites = cs_g.settings.max_sites
-				 ? cs_g.settings.max_sites
-				 : cs_g.hdr->capacity / 2 / cs_site_block_size(cs_g.nevents);
+	cs_g.max_blocks = cs_g.hdr->capacity / 2 / cs_site_block_size(cs_g.nevents);
+	cs_g.max_sites = cs_g.settings.max_sites ? cs_g.settings.max_sites : cs_g.max_blocks;
 	memcpy(cs_g.events, cs_g.hdr->events, sizeof(cs_g.events));
 	if (cs_stubs_init() < 0 || cs_thread_init() < 0)
 		goto out;
@@ -292,7 +304,7 @@ __attribute__((constructor)) static void cs_init(void)
 	 * unregisters them; a fork in one of those destructors then left the
 	 * child measuring into the parent's file, both processes tearing
 	 * its counts. */
-	__register_atfork(before_fork, after_fork_parent, after_fork_child, NULL);
+	__register_atfork(before_fork, after_fork_in_parent, after_fork_child, NULL);
 	cs_modules_scan();
 	cs_g.enabled = 1;
 	patch_all();

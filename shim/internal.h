@@ -651,6 +651,14 @@ void cs_entry_forget_unloaded(void);
 void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
+/* ---- siterows.c ---- */
+/* Whether call site (callsite, target, key) has a row of its own: it had
+ * one (in any thread), or gets one now, being at most the
+ * CACHESHIM_MAX_SITES-th; else its calls go to the overflow row.  Slow
+ * path only (signals blocked). */
+int cs_site_rows_claim(uint32_t target, uint64_t callsite, uint64_t key);
+void cs_site_rows_after_fork(void);
+
 /* ---- sandbox.c ---- */
 /* syscall(3) for SYS_seccomp and SYS_prctl (shim/syscall.S jumps here):
  * a seccomp filter they install is run on the shim's own calls first. */
@@ -779,7 +787,9 @@ struct cs_global {
 	 * under the filter the calls that would need one are dropped. */
 	unsigned sandbox_refused;
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
-	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or what fits in half the file */
+	uint64_t max_blocks; /* site blocks that fit in half the file */
+	uint64_t nrows; /* call sites with rows of their own (siterows.c) */
+	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or max_blocks */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */
 	uint64_t generation; /* bumped in a forked child: calls in flight at the
 			      * fork belong to the parent's file */

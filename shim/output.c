@@ -346,6 +346,7 @@ static int map_new_file(void)
 	hdr->ppid = (uint32_t)getppid();
 	hdr->start_ns = now_ns();
 	hdr->session = cs_g.settings.session;
+	hdr->features = CS_FEATURE_NESTED_FIRST;
 	snprintf(hdr->program, sizeof(hdr->program), "%s", cs_g.hdr_program);
 	/* The magic last: a reader never sees a half-made header as valid. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);

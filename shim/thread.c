@@ -459,6 +459,30 @@ static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uin
 	return 0;
 }
 
+/* Whether target id target is the shim's calibration function. */
+static int is_calibration(uint32_t target)
+{
+	const struct cs_target_block *tb = cs_g.targets[target - 1].block;
+
+	return tb && (tb->how & CS_HOOK_CALIBRATION);
+}
+
+/* The thread's overflow row of (target, key), taking the calls of
+ * callsite from now on. */
+static struct cs_site_block *overflow_row(struct cs_thread *t, uint32_t target, uint64_t callsite,
+					  uint64_t key)
+{
+	struct cs_site_block *b = table_get(t->sites, target, 0, key);
+
+	if (!b) {
+		b = new_site(t, target, 0, key);
+		if (!b || remember(t, target, 0, key, b) < 0)
+			return b;
+	}
+	remember(t, target, callsite, key, b);
+	return b;
+}
+
 struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint64_t callsite,
 				     uint64_t key)
 {
@@ -474,25 +498,25 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 		remember(t, target, callsite, key, b);
 		return b;
 	}
-	/* Beyond CACHESHIM_MAX_SITES call sites in the process, new ones share
-	 * one overflow row per (thread, target, key): the file stays bounded
-	 * and no call goes uncounted. */
-	if (__atomic_fetch_add(&cs_g.nsites, 1, __ATOMIC_RELAXED) >= cs_g.max_sites) {
+	/* Beyond CACHESHIM_MAX_SITES call sites in the process (the shim's
+	 * calibration site not counted; a call site with a row has it in
+	 * every thread), or when site blocks (one per thread and call site)
+	 * fill half the file, new ones share one overflow row per (thread,
+	 * target, key): the file stays bounded and no call goes uncounted. */
+	if (!is_calibration(target) && !cs_site_rows_claim(target, callsite, key)) {
 		CS_LOG_ONCE("more than %llu call sites (CACHESHIM_MAX_SITES); further ones are "
 			    "counted in an overflow row per function",
 			    (unsigned long long)cs_g.max_sites);
-		b = table_get(t->sites, target, 0, key);
-		if (!b) {
-			b = new_site(t, target, 0, key);
-			if (!b || remember(t, target, 0, key, b) < 0)
-				return b;
-		}
-	} else {
-		b = new_site(t, target, callsite, key);
-		if (!b)
-			return NULL;
+		return overflow_row(t, target, callsite, key);
 	}
-	remember(t, target, callsite, key, b);
+	if (__atomic_fetch_add(&cs_g.nsites, 1, __ATOMIC_RELAXED) >= cs_g.max_blocks) {
+		CS_LOG_ONCE("call sites' blocks fill half the report file (CACHESHIM_CAPACITY_MB); "
+			    "further ones are counted in an overflow row per function");
+		return overflow_row(t, target, callsite, key);
+	}
+	b = new_site(t, target, callsite, key);
+	if (b)
+		remember(t, target, callsite, key, b);
 	return b;
 }
 
@@ -604,6 +628,11 @@ static struct cs_nested_block *make_nested(struct cs_thread *t, struct cs_site_b
 		return NULL;
 	nb->site = (uint64_t)((char *)site - (char *)cs_g.hdr);
 	nb->nevents = cs_g.nevents;
+	/* Made for the call being recorded (cs_thread_exit_slow): the
+	 * site's first when it has none yet, which tells the report which
+	 * exclusive value is the cold call's. */
+	if (!__atomic_load_n(&site->calls, __ATOMIC_RELAXED))
+		nb->flags = CS_NESTED_AT_FIRST;
 	cs_output_publish(nb, CS_BLOCK_NESTED);
 	__atomic_store_n(&site->nested, (uint64_t)((char *)nb - (char *)cs_g.hdr),
 			 __ATOMIC_RELEASE);
@@ -903,6 +932,59 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 int cs_thread_init(void)
 {
 	return -pthread_key_create(&thread_key, thread_destroy);
+}
+
+/* Writes the pages of [p, p + bytes) (p page-aligned) now, uncounted. */
+static void populate(const void *p, size_t bytes)
+{
+	if (p)
+		cs_syscall6(SYS_madvise, (long)p, (long)bytes, MADV_POPULATE_WRITE, 0, 0,
+			    0); /* errno untouched */
+}
+
+/* How far below fork's own frames the stack is written again after a
+ * fork: a few wrapped calls' frames nested (~1 KB each) deeper than the
+ * program's own. */
+#define CS_FORK_STACK (64u << 10)
+
+void cs_thread_populate_stack(void)
+{
+	uintptr_t page = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
+	unsigned i;
+
+	/* The thread's stack was written before the fork (the shim's start
+	 * and calibration go deep): copy on write now, and the first wrapped
+	 * call nested deeper than the program's frames faulted inside the
+	 * enclosing call's bracket (the trampoline's frame).  Page by page
+	 * from here down: the main thread's stack mapping ends somewhere
+	 * below, where the first refusal stops it. */
+	if (cs_g.sandboxed)
+		return;
+	for (i = 1; i <= CS_FORK_STACK / 4096; i++)
+		if (cs_syscall6(SYS_madvise, (long)(page - i * 4096ul), 4096, MADV_POPULATE_WRITE,
+				0, 0, 0) != 0)
+			break;
+}
+
+void cs_thread_after_fork_parent(void)
+{
+	struct cs_thread *t = cs_tls_thread;
+
+	/* The forking thread's state is the child's too now, copy on write:
+	 * each page's first write would fault inside whichever call's
+	 * bracket it came in (a review helper: the parent's first call
+	 * after a fork counted 302-305 page faults for 301, from a new
+	 * call site's table entry).  Written here, in fork, by
+	 * MADV_POPULATE_WRITE, which page-fault events do not count.  Other
+	 * threads' state faults at their first write as before. */
+	if (!t || t == &disabled_thread || cs_g.sandboxed)
+		return;
+	populate(t, sizeof(*t));
+	populate(t->sites, sizeof(*t->sites) + (t->sites->mask + 1) * sizeof(struct cs_site_slot));
+	populate(t->nest, 1024 * t->nest_stride);
+	if (t->series)
+		populate(t->series, SERIES_MAP_BYTES);
+	cs_thread_populate_stack();
 }
 
 void cs_thread_after_fork(void)

@@ -856,7 +856,8 @@ static void test_nested_series_read(void)
 	CU_ASSERT_EQUAL(nb->children, 2);
 
 	/* Exclusive: 100 110 400 500. */
-	cs_merge_split(&f->sites[0]->stat[0], &nb->stat[0], &nb->stat[2], ex);
+	cs_merge_split(&f->sites[0]->stat[0], &nb->stat[0], &nb->stat[2], cs_merge_at_first(f, nb),
+		       ex);
 	CU_ASSERT_EQUAL(ex->sum, 1110);
 	CU_ASSERT_EQUAL(ex->sumsq_lo, 100 * 100 + 110 * 110 + 400 * 400 + 500 * 500);
 	CU_ASSERT_EQUAL(ex->sumsq_hi, 0);
@@ -870,7 +871,8 @@ static void test_nested_series_read(void)
 	CU_ASSERT_EQUAL(ex->hist[cs_hist_index(1000)], 0);
 	/* Faults 0 0 1 0; the site's max (5) was nested, its bucket is
 	 * exact: the plain calls' max is 0. */
-	cs_merge_split(&f->sites[0]->stat[1], &nb->stat[1], &nb->stat[3], ex);
+	cs_merge_split(&f->sites[0]->stat[1], &nb->stat[1], &nb->stat[3], cs_merge_at_first(f, nb),
+		       ex);
 	CU_ASSERT_EQUAL(ex->sum, 1);
 	CU_ASSERT_EQUAL(ex->min, 0);
 	CU_ASSERT_EQUAL(ex->max, 1);
