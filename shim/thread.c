@@ -949,7 +949,9 @@ static void populate(const void *p, size_t bytes)
 
 void cs_thread_populate_stack(void)
 {
-	uintptr_t page = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t page = here & ~(uintptr_t)4095;
+	uint64_t lo = cs_tls_stack_lo, hi = cs_tls_stack_hi;
 	unsigned i;
 
 	/* The thread's stack was written before the fork (the shim's start
@@ -957,10 +959,17 @@ void cs_thread_populate_stack(void)
 	 * call nested deeper than the program's frames faulted inside the
 	 * enclosing call's bracket (the trampoline's frame).  Page by page
 	 * from here down: the main thread's stack mapping ends somewhere
-	 * below, where the first refusal stops it. */
-	if (cs_g.sandboxed)
+	 * below, where the first refusal stops it.
+	 *
+	 * Only on the thread's own stack as glibc gave it (threadstart.c),
+	 * never below it: fork called on a coroutine's stack or on the
+	 * alternate signal stack has someone else's memory below, maybe a
+	 * MAP_SHARED file mapping, whose pages a write fault dirties (the
+	 * file's mtime changed and its holes were filled: a review helper,
+	 * /tmp/r20/cowfile.c).  An unknown stack is left alone. */
+	if (cs_g.sandboxed || !hi || here - lo >= hi - lo)
 		return;
-	for (i = 1; i <= CS_FORK_STACK / 4096; i++)
+	for (i = 1; i <= CS_FORK_STACK / 4096 && page - i * 4096ul >= lo; i++)
 		if (cs_syscall6(SYS_madvise, (long)(page - i * 4096ul), 4096, MADV_POPULATE_WRITE,
 				0, 0, 0) != 0)
 			break;
