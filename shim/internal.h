@@ -780,12 +780,23 @@ struct cs_global {
 	struct cs_file_event events[CS_MAX_EVENTS]; /* as in the file header */
 	char hdr_program[CS_PROGRAM_MAX]; /* /proc/self/exe */
 	int enabled; /* 0: inert */
-	/* The program installed a seccomp filter (shim/sandbox.c): no system
-	 * call of the shim's own from then on. */
-	int sandboxed;
-	/* The system calls of the hot path some filter refuses (CS_SB_*):
-	 * under the filter the calls that would need one are dropped. */
-	unsigned sandbox_refused;
+	union {
+		/* Both below as one word, which shim/sandbox.c changes by
+		 * compare-and-swap only: a refused filter's undo must not
+		 * clear what another thread's filter set meanwhile. */
+		uint64_t sandbox_word;
+		struct {
+			/* The program installed a seccomp filter
+			 * (shim/sandbox.c): no system call of the shim's own
+			 * from then on.  Nonzero: how many filters refusing
+			 * the shim's calls it installed (or is installing). */
+			int sandboxed;
+			/* The system calls of the hot path some filter
+			 * refuses (CS_SB_*): under the filter the calls that
+			 * would need one are dropped. */
+			unsigned sandbox_refused;
+		};
+	} __attribute__((aligned(8)));
 	uint64_t nsites; /* site blocks made (incl. attempts past the limit) */
 	uint64_t max_blocks; /* site blocks that fit in half the file */
 	uint64_t nrows; /* call sites with rows of their own (siterows.c) */

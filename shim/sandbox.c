@@ -228,31 +228,38 @@ static unsigned refused_by(const struct sock_fprog *prog)
 	return refused;
 }
 
-/* Filters seen that refuse the shim's calls: the count at the last such
- * one tells a failed install's undo whether another came since. */
-static unsigned refusing_filters;
+/* cs_g.sandbox_word of sandboxed (low half, a count) and refused (high). */
+#define SB_WORD(count, refused) ((uint64_t)(uint32_t)(count) | (uint64_t)(refused) << 32)
 
 /* prog: the filter about to be installed, NULL for strict mode (read,
  * write, exit and sigreturn only).  Each filter is run, also once the
  * shim is sandboxed: the hot path's own calls are checked against all.
  * A filter installed before the shim's constructor ran (by a library's)
  * leaves the shim inert (cs_init).  Returns what sandbox_undo needs if
- * the kernel then refuses the filter: nonzero when this filter is the
- * one that made the shim sandboxed. */
-static unsigned sandbox_enter(const struct sock_fprog *prog)
+ * the kernel then refuses the filter: nonzero (cs_g.sandbox_word as this
+ * made it) when this filter is the one that made the shim sandboxed. */
+static uint64_t sandbox_enter(const struct sock_fprog *prog)
 {
 	int saved = errno;
 	unsigned refused = prog ? refused_by(prog)
 				: CS_SB_ANY | CS_SB_FUTEX | CS_SB_GETPID | CS_SB_SIGALTSTACK;
-	unsigned nth;
+	uint64_t old, now;
+	uint32_t count;
 
 	if (!refused) {
 		errno = saved;
 		return 0;
 	}
-	nth = __atomic_add_fetch(&refusing_filters, 1, __ATOMIC_ACQ_REL);
-	__atomic_fetch_or(&cs_g.sandbox_refused, refused & ~CS_SB_ANY, __ATOMIC_ACQ_REL);
-	if (__atomic_exchange_n(&cs_g.sandboxed, 1, __ATOMIC_ACQ_REL)) {
+	/* Counted and marked in one step, so that an undo of an earlier
+	 * filter the kernel refused sees that this one came. */
+	old = __atomic_load_n(&cs_g.sandbox_word, __ATOMIC_ACQUIRE);
+	do {
+		count = (uint32_t)old;
+		now = SB_WORD(count + (count != UINT32_MAX),
+			      (uint32_t)(old >> 32) | (refused & ~CS_SB_ANY));
+	} while (!__atomic_compare_exchange_n(&cs_g.sandbox_word, &old, now, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	if (count) {
 		errno = saved;
 		return 0;
 	}
@@ -268,21 +275,23 @@ static unsigned sandbox_enter(const struct sock_fprog *prog)
 		cs_guard_drop();
 	}
 	errno = saved;
-	return nth;
+	return now;
 }
 
 /* The kernel refused the filter sandbox_enter saw (a malformed one:
  * EINVAL; EACCES without no_new_privs; EFAULT): no filter came, so the
  * shim goes on as before, unless another refusing filter was seen since.
- * (A filter refusing nothing of the shim's changes nothing either way.) */
-static void sandbox_undo(unsigned nth)
+ * (A filter refusing nothing of the shim's changes nothing either way.)
+ * One compare-and-swap: checked, then cleared by two stores, the state
+ * was cleared after another thread's filter had come between the two (a
+ * review helper, under a debugger: killed by that filter, SIGSYS). */
+static void sandbox_undo(uint64_t was)
 {
 	int saved = errno;
 
-	if (!nth || __atomic_load_n(&refusing_filters, __ATOMIC_ACQUIRE) != nth)
+	if (!was || !__atomic_compare_exchange_n(&cs_g.sandbox_word, &was, 0, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n(&cs_g.sandbox_refused, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&cs_g.sandboxed, 0, __ATOMIC_RELEASE);
 	if (cs_g.enabled && !cs_g.settings.quiet) {
 		cs_guard_take();
 		cs_log("the kernel did not install that seccomp filter (errno %d): measuring "
@@ -297,7 +306,7 @@ static void sandbox_undo(unsigned nth)
  * a2, a3): seccomp's SET_MODE_FILTER with the filter in a3, prctl's
  * PR_SET_SECCOMP with the mode in a2 and the filter in a3, or strict
  * mode.  Returns sandbox_enter's value. */
-static unsigned sandbox_install(long nr, long op, long a2, long a3)
+static uint64_t sandbox_install(long nr, long op, long a2, long a3)
 {
 	if (nr == SYS_seccomp && op == SECCOMP_SET_MODE_STRICT)
 		return sandbox_enter(NULL);
@@ -335,7 +344,7 @@ long cs_syscall_missing(void)
 long cs_sandbox_syscall(long nr, long op, long a2, long a3, long a4, long a5)
 {
 	long (*real)(long, ...) = __atomic_load_n(&cs_real_syscall, __ATOMIC_ACQUIRE);
-	unsigned nth = sandbox_install(nr, op, a2, a3);
+	uint64_t nth = sandbox_install(nr, op, a2, a3);
 	long r;
 
 	if (!real)
@@ -352,7 +361,7 @@ CS_EXPORT int prctl(int option, ...)
 {
 	static int (*real)(int, ...);
 	unsigned long a2, a3, a4, a5;
-	unsigned nth;
+	uint64_t nth;
 	va_list ap;
 	int ret;
 
