@@ -78,8 +78,8 @@ static struct row_slot *find(struct row_slot *tab, uint64_t m, uint64_t callsite
  * none (out of memory). */
 static int room(void)
 {
-	uint64_t n = slots ? 2 * (mask + 1) : ROWS_MIN_SLOTS, i;
-	struct row_slot *tab;
+	uint64_t n = slots ? 2 * (mask + 1) : ROWS_MIN_SLOTS, i, old_n;
+	struct row_slot *tab, *old;
 
 	if (slots && (used + 1) * 4 <= (mask + 1) * 3)
 		return 1;
@@ -89,10 +89,15 @@ static int room(void)
 	for (i = 0; slots && i <= mask; i++)
 		if (slots[i].tag)
 			*find(tab, n - 1, slots[i].callsite, slots[i].tag) = slots[i];
-	if (slots)
-		slots_free(slots, mask + 1);
+	old = slots;
+	old_n = mask + 1;
+	/* The new table first: a child forked by another thread in between
+	 * unmaps what slots says (cs_site_rows_after_fork), which must not
+	 * be an address the old table's unmapping has given back. */
 	slots = tab;
 	mask = n - 1;
+	if (old)
+		slots_free(old, old_n);
 	return 1;
 }
 
