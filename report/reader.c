@@ -712,10 +712,21 @@ static int site_stats_fit(struct cs_file *f, const struct cs_site_block *s, uint
 /* In a complete file, whether each window's aggregates can be those of
  * its calls, for the events open in its thread; a series block that has
  * one that cannot is damage. */
+/* Values counted in window w's histogram of one event. */
+static uint64_t whist_count(const struct cs_wstat *w)
+{
+	uint64_t n = 0;
+	unsigned b;
+
+	for (b = 0; b < CS_WHIST_BUCKETS; b++)
+		n += w->hist[b];
+	return n;
+}
+
 static int windows_fit(struct cs_file *f, const struct cs_series_block *sb)
 {
 	unsigned i, e, used = cs_reader_windows_used(sb);
-	uint64_t recorded = 0, missing, may_miss = 0;
+	uint64_t recorded = 0, missing, may_miss = 0, over, n, c;
 	const char *why;
 	size_t k;
 
@@ -740,6 +751,27 @@ static int windows_fit(struct cs_file *f, const struct cs_series_block *sb)
 			       "%llu (%llu calls in flight)",
 			       (ull)((const unsigned char *)sb - f->data), (ull)recorded,
 			       (ull)sb->calls, (ull)may_miss);
+			return 0;
+		}
+	}
+	/* Each such call is in one window's histogram at most: the values
+	 * its windows count beyond their calls are as many at most (or one,
+	 * as for a site). */
+	for (e = 0; e < sb->nevents; e++) {
+		if (!cs_reader_tid_usable(f, sb->tid, e))
+			continue;
+		for (i = 0, over = 0; i < used; i++) {
+			n = whist_count(cs_reader_wstat(sb, i, e));
+			c = cs_reader_window(sb, i)->calls;
+			over += n > c ? n - c : 0;
+		}
+		if (over > (missing > 1 ? missing : 1)) {
+			damage(f,
+			       "series block at offset %llu: event %u: its windows' histograms "
+			       "count %llu values beyond their calls (%llu calls numbered and "
+			       "not counted)",
+			       (ull)((const unsigned char *)sb - f->data), e, (ull)over,
+			       (ull)missing);
 			return 0;
 		}
 	}

@@ -739,6 +739,19 @@ static void s_whist(struct fx *x, size_t *len)
 {
 	wstat_at(x, 0, 0)->hist[0] += 3;
 }
+/* One number claimed and not counted: one window may count its value,
+ * not two. */
+static void s_whist_two(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls++;
+	wstat_at(x, 0, 0)->hist[0]++;
+	wstat_at(x, 1, 0)->hist[0]++;
+}
+static void s_whist_one(struct fx *x, size_t *len)
+{
+	nx_sb(x)->calls++;
+	wstat_at(x, 1, 0)->hist[0]++;
+}
 static void s_wsum(struct fx *x, size_t *len)
 {
 	wstat_at(x, 1, 0)->sum = 1ull << 61;
@@ -786,7 +799,10 @@ static const struct nx_case {
 	{__LINE__, 0, s_calls_running, NULL, 1, 1},
 	{__LINE__, 0, n_exsum, "event 0 has values that are not among its site's", 0, 1},
 	{__LINE__, 0, n_insum, "event 0 has values that are not among its site's", 0, 1},
-	{__LINE__, 0, s_whist, "window 0, event 0: its histogram does not count its calls", 1, 0},
+	{__LINE__, 0, s_whist, "event 0: its windows' histograms count 3 values beyond their calls", 1,
+	 0},
+	{__LINE__, 0, s_whist_two, "event 0: its windows' histograms count 2 values beyond", 1, 0},
+	{__LINE__, 0, s_whist_one, NULL, 1, 1},
 	{__LINE__, 0, s_wsum, "window 1, event 0: its sum is not that of its histogram's", 1, 0},
 	{__LINE__, 0, s_wmin, NULL, 1, 1}, /* the first-call race, as ag_min_max */
 };
