@@ -656,7 +656,7 @@ int cs_cmd_run(int argc, char **argv)
 	};
 	const char *output = NULL, *hook = NULL, *shim, *env_output, *given_output;
 	char *events = NULL, *targets = NULL, *own_output = NULL;
-	struct sigaction ign, old_int, old_quit, fwd, old_fwd[NFORWARDED];
+	struct sigaction ign, dfl, old_int, old_quit, old_chld, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
 	int c, quiet = 0, pfd[2], status, child_errno = 0, ret;
@@ -808,6 +808,15 @@ int cs_cmd_run(int argc, char **argv)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* SIGCHLD ignored (inherited through exec from a parent that
+	 * ignores it) makes the kernel reap the child at once: waitpid
+	 * failed with ECHILD, and the status and the summary were lost.
+	 * The program gets the disposition back, as it would have it
+	 * without cacheshim. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, &old_chld);
 	/* Forwarded signals are held until the child's pid is known. */
 	memset(&fwd, 0, sizeof(fwd));
 	fwd.sa_handler = forward;
@@ -824,6 +833,7 @@ int cs_cmd_run(int argc, char **argv)
 		cs_err("run: fork: %s", strerror(errno));
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 		for (i = 0; i < NFORWARDED; i++)
 			sigaction(forwarded[i], &old_fwd[i], NULL);
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
@@ -834,6 +844,7 @@ int cs_cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 		for (i = 0; i < NFORWARDED; i++)
 			sigaction(forwarded[i], &old_fwd[i], NULL);
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
@@ -861,6 +872,7 @@ int cs_cmd_run(int argc, char **argv)
 	child_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
 	for (i = 0; i < NFORWARDED; i++)
 		sigaction(forwarded[i], &old_fwd[i], NULL);
 	if (n == (ssize_t)sizeof(child_errno)) {

@@ -202,6 +202,21 @@ for sig in TERM HUP USR1; do
 	fi
 done
 
+# Started with SIGCHLD ignored (inherited through exec, as from a parent
+# that ignores it): the launcher still waits for its program, passes its
+# status on and prints the summary (waitpid failed with ECHILD: exit 1,
+# no summary), and the program still starts with SIGCHLD ignored, as it
+# would without cacheshim.
+ign_chld() { perl -e '$SIG{CHLD} = "IGNORE"; exec { $ARGV[0] } @ARGV or exit 127' -- "$@"; }
+run_cmd ign_chld "$CS_CMD" run -o "$T/chld.%p" -- "$MKFIXTURE" --fake-shim 3
+expect_status $LINENO 3
+expect_err $LINENO "fake_fn"
+grep -q "waitpid" "$T/err" && { fail $LINENO "SIGCHLD ignored: waitpid failed"; show "$T/err"; }
+run_cmd ign_chld "$CS_CMD" run -q -- cat /proc/self/status
+expect_status $LINENO 0
+ign=$(awk '/^SigIgn:/ { print $2 }' "$T/out")
+[ $(( 0x${ign:-0} >> 16 & 1 )) = 1 ] || fail $LINENO "SIGCHLD not ignored in the program (SigIgn ${ign:-?})"
+
 # Usage errors.
 run_cmd "$CS_CMD" run
 expect_status $LINENO 2
