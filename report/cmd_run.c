@@ -458,7 +458,11 @@ static int pass_status(int status)
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
+	/* glibc's raise refuses the two signals it keeps for itself (32
+	 * and 33, still a program's death when it was sent them); they
+	 * have their default action here, and kill sends them. */
+	if (raise(sig) != 0)
+		kill(getpid(), sig);
 	/* A signal whose default is to be ignored (SIGCHLD, SIGWINCH ...)
 	 * cannot kill a process: say it the way shells do. */
 	return 128 + sig;
