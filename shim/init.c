@@ -257,8 +257,10 @@ __attribute__((constructor)) static void cs_init(void)
 {
 	int saved_errno = errno;
 
-	/* Wanted even when not profiling: _Fork is exported either way. */
+	/* Wanted even when not profiling: _Fork, _exit and _Exit are exported
+	 * either way. */
 	real_Fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "_Fork");
+	cs_quickexit_init();
 	/* Never act inside setuid/setgid programs; nor under a seccomp
 	 * filter a library's constructor installed before this ran, which
 	 * refuses system calls of the shim's (shim/sandbox.c). */

@@ -651,6 +651,11 @@ void cs_entry_forget_unloaded(void);
 void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
 
+/* ---- quickexit.c ---- */
+/* Looks up the real _exit and _Exit (the constructor: dlsym is not
+ * async-signal-safe, and _exit may be called in a signal handler). */
+void cs_quickexit_init(void);
+
 /* ---- siterows.c ---- */
 /* Whether call site (callsite, target, key) has a row of its own: it had
  * one (in any thread), or gets one now, being at most the
