@@ -6,7 +6,6 @@
  *   segv-in crash inside a wrapped call (rt_crash: entered, never returns);
  *   abort   abort() (SIGABRT);
  *   kill    kill(getpid(), SIGKILL);
- *   _exit   _exit(3): no destructor runs;
  * or prog_crash N pause READY GO: after the N calls write a line to the
  * FIFO READY, wait for a line on the FIFO GO, make N more calls, exit 0.
  * stdout gets the sum of the first N calls, flushed before the end. */
@@ -60,7 +59,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s N segv|segv-in|abort|kill|_exit|pause READY GO\n",
+		fprintf(stderr, "usage: %s N segv|segv-in|abort|kill|pause READY GO\n",
 			argv[0]);
 		return 2;
 	}
@@ -77,8 +76,6 @@ int main(int argc, char **argv)
 		abort();
 	} else if (!strcmp(argv[2], "kill")) {
 		kill(getpid(), SIGKILL);
-	} else if (!strcmp(argv[2], "_exit")) {
-		_exit(3);
 	} else if (!strcmp(argv[2], "pause") && argc == 5) {
 		return pause_on_fifos(n, argv[3], argv[4]);
 	} else {
