@@ -194,6 +194,76 @@ static int create_exclusive(const char *base, char *path, size_t pathlen)
 	return -EEXIST;
 }
 
+/* The report file is made unnamed (O_TMPFILE) in its directory and given
+ * its name only once its header is whole (publish): a process killed
+ * between the create and the header's magic (a SIGKILL to a script that
+ * forks, timeout -s KILL) left an empty file behind, which made
+ * `cacheshim report` of all the run's files fail ("bad magic").  Where
+ * O_TMPFILE or naming it that way is not possible, the file is created
+ * by its name as before (tmpfile_off). */
+static int tmpfile_off;
+
+static int open_unnamed(const char *base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(base, '/');
+	size_t n;
+
+	if (tmpfile_off)
+		return -1;
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+	} else {
+		n = slash == base ? 1 : (size_t)(slash - base);
+		if (n >= sizeof(dir))
+			return -1;
+		memcpy(dir, base, n);
+		dir[n] = 0;
+	}
+	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+/* Gives the unnamed file fd its name, base or base.1, base.2, ... (never
+ * an existing file's, as create_exclusive).  Returns 0 or -errno. */
+static int publish(int fd, const char *base, char *path, size_t pathlen)
+{
+	char proc[64];
+	int i, err;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, pathlen, "%s", base);
+		else if (snprintf(path, pathlen, "%s.%d", base, i) >= (int)pathlen)
+			return -ENAMETOOLONG;
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		err = errno;
+		/* Without /proc: by the descriptor itself (needs
+		 * CAP_DAC_READ_SEARCH). */
+		if (err != EEXIST && linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (err != EEXIST)
+			return -err;
+	}
+	return -EEXIST;
+}
+
+/* A relative name made absolute: the file is reopened by its path later
+ * (report_fd), and after a chdir a relative name would be someone else's
+ * file. */
+static void path_absolute(void)
+{
+	char cwd[PATH_MAX], rel[PATH_MAX];
+
+	if (out_path[0] == '/')
+		return;
+	memcpy(rel, out_path, sizeof(rel));
+	if (getcwd(cwd, sizeof(cwd)) &&
+	    snprintf(out_path, sizeof(out_path), "%s/%s", cwd, rel) >= (int)sizeof(out_path))
+		memcpy(out_path, rel, sizeof(rel));
+}
+
 int cs_fd_high(int fd, int or_none)
 {
 	struct rlimit rl;
@@ -250,7 +320,7 @@ static int map_new_file(void)
 	struct cs_file_header *hdr;
 	struct rlimit as;
 	struct stat st;
-	int fd, err;
+	int fd, err, named;
 
 	err = cs_settings_output_path(cs_g.settings.output, getpid(), prog_name(), base,
 				      sizeof(base));
@@ -258,22 +328,19 @@ static int map_new_file(void)
 		cs_log("CACHESHIM_OUTPUT expands to a path that is too long; not profiling");
 		return err;
 	}
-	fd = create_exclusive(base, out_path, sizeof(out_path));
+	fd = open_unnamed(base);
+	named = fd < 0;
+	if (named)
+		fd = create_exclusive(base, out_path, sizeof(out_path));
+	else
+		snprintf(out_path, sizeof(out_path), "%s", base); /* for messages */
 	if (fd < 0) {
 		cs_log("cannot create report file '%s': %s; not profiling", base, strerror(-fd));
 		return fd;
 	}
 	fd = cs_fd_high(fd, 0); /* the report's: kept low if it must */
-	if (out_path[0] != '/') {
-		/* Reopened by path later (report_fd): after a chdir a relative
-		 * name would be someone else's file. */
-		char cwd[PATH_MAX], rel[PATH_MAX];
-
-		memcpy(rel, out_path, sizeof(rel));
-		if (getcwd(cwd, sizeof(cwd)) &&
-		    snprintf(out_path, sizeof(out_path), "%s/%s", cwd, rel) >= (int)sizeof(out_path))
-			memcpy(out_path, rel, sizeof(rel));
-	}
+	if (named)
+		path_absolute();
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		cs_log("cannot size report file '%s': %s; not profiling", out_path, strerror(errno));
@@ -351,12 +418,24 @@ static int map_new_file(void)
 	/* The magic last: a reader never sees a half-made header as valid. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(hdr->magic, CS_MAGIC, 8);
+	if (!named) {
+		err = publish(fd, base, out_path, sizeof(out_path));
+		if (err) {
+			/* Not so here: by its name, as before. */
+			munmap(hdr, out_capacity);
+			close(fd);
+			tmpfile_off = 1;
+			return map_new_file();
+		}
+		path_absolute();
+	}
 	out_fd = fd;
 	cs_g.hdr = hdr;
 	return 0;
 fail:
 	close(fd);
-	unlink(out_path);
+	if (named)
+		unlink(out_path);
 	return err;
 }
 
