@@ -21,6 +21,22 @@ trap 'eval "$CS_CLEANUP"; rm -rf "$T"' EXIT
 # No core files from the crash tests.
 ulimit -c 0 2>/dev/null || true
 
+# make_fns64: in the current directory, lib.c with 64 targets f0..f63
+# (long fK(long x) returns x + K) and fns.h declaring them and an array
+# fns[64] of them, for tests that call many targets in turn.
+make_fns64()
+{
+	local i
+
+	for i in $(seq 0 63); do echo "long f$i(long x) { return x + $i; }"; done >lib.c
+	{
+		for i in $(seq 0 63); do echo "long f$i(long);"; done
+		echo 'long (*const fns[64])(long) = {'
+		for i in $(seq 0 63); do echo "	f$i,"; done
+		echo '};'
+	} >fns.h
+}
+
 # expect_status NAME WANT: run NAME ended with status WANT ($status).
 expect_status()
 {

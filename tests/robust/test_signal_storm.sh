@@ -13,13 +13,7 @@ set -eu
 
 N=1280000
 cd "$T"
-for i in $(seq 0 63); do echo "long f$i(long x) { return x + $i; }"; done >lib.c
-{
-	for i in $(seq 0 63); do echo "long f$i(long);"; done
-	echo 'long (*const fns[64])(long) = {'
-	for i in $(seq 0 63); do echo "	f$i,"; done
-	echo '};'
-} >fns.h
+make_fns64
 cat >storm.c <<'C'
 #define _GNU_SOURCE
 #include <pthread.h>
