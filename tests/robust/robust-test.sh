@@ -37,6 +37,31 @@ make_fns64()
 	} >fns.h
 }
 
+# jump_run TARGETS SERIES PROG ARGS...: PROG ARGS (a program whose signal
+# handler siglongjmps out of it, printing "jumps J" to stderr at the end)
+# without the shim, then under it (event tsc, CACHESHIM_SERIES=SERIES,
+# empty for the default) as run "jump" into $T/jump.csr: a hang fails
+# (killed after 120 s), status and stdout must be as without the shim,
+# and it must have jumped more than 100 times.  Sets $jumps.
+jump_run()
+{
+	local targets=$1 series=$2
+
+	shift 2
+	plain_run plain "$@"
+	expect_status plain 0
+	status=0
+	CACHESHIM_QUIET=1 timeout 120 env CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS="$targets" \
+		${series:+CACHESHIM_SERIES=$series} CACHESHIM_OUTPUT="$T/jump.csr" \
+		LD_PRELOAD="$CS_SHIM" "$@" >"$T/jump.out" 2>"$T/jump.err" || status=$?
+	[ "$status" -ne 124 ] || fail "$1 hung under the shim (killed after 120 s)"
+	expect_status jump 0
+	same_output plain jump
+	jumps=$(sed -n 's/^jumps \([0-9]*\)$/\1/p' "$T/jump.err")
+	[ -n "$jumps" ] && [ "$jumps" -gt 100 ] ||
+		{ show "$T/jump.err"; fail "too few jumps ($jumps) to test anything"; }
+}
+
 # expect_status NAME WANT: run NAME ended with status WANT ($status).
 expect_status()
 {
