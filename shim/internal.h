@@ -740,6 +740,12 @@ void cs_output_populate(const void *p, uint64_t len);
 /* The same after writing zeros over the whole pages of the range when it
  * is large (faster on ext4): only for bytes nobody else may be writing. */
 void cs_output_prefault(const void *p, uint64_t len);
+/* Gives the whole pages of [p, p + len) of a reserved block back to the
+ * file system (nothing may be written there until cs_output_back). */
+void cs_output_release(const void *p, uint64_t len);
+/* Allocates the pages of [p, p + len) on disk again before they are
+ * written.  Returns 0, or -errno (no room: write nothing there). */
+int cs_output_back(const void *p, uint64_t len);
 void cs_output_publish(void *block, uint32_t type);
 /* The seal without a system call (under the program's seccomp filter):
  * COMPLETE, not trimmed. */

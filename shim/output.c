@@ -32,9 +32,12 @@ static int out_full; /* growing failed (no room): reserve no more */
 
 /* The system calls this file makes while the program runs (reserving runs
  * without the re-entry guard), through shim/rawsys.h. */
-static long sys_fallocate(int fd, uint64_t len)
+/* [from, len) allocated, the file at least len long.  From the size it
+ * had: before it, series blocks have holes (cs_output_release) that must
+ * stay holes. */
+static long sys_fallocate(int fd, uint64_t from, uint64_t len)
 {
-	return cs_syscall6(SYS_fallocate, fd, 0, 0, (long)len, 0, 0);
+	return cs_syscall6(SYS_fallocate, fd, 0, (long)from, (long)(len - from), 0, 0);
 }
 
 static long sys_pwritev(int fd, const struct iovec *iov, int n, uint64_t off)
@@ -147,11 +150,11 @@ static int grow(uint64_t end)
 	fd = report_fd();
 	if (fd < 0)
 		return -EBADF;
-	ret = sys_fallocate(fd, want);
+	ret = sys_fallocate(fd, size, want);
 	if ((ret == -ENOSPC || ret == -EDQUOT) && want > ((end + 65535) & ~65535ull)) {
 		/* Less room than a whole step: just what this reservation needs. */
 		want = (end + 65535) & ~65535ull;
-		ret = sys_fallocate(fd, want);
+		ret = sys_fallocate(fd, size, want);
 	}
 	if (ret < 0)
 		return (int)ret;
@@ -507,6 +510,44 @@ static void prefault(uint64_t off, uint64_t size)
 void cs_output_prefault(const void *p, uint64_t len)
 {
 	prefault((uint64_t)((const char *)p - (const char *)cs_g.hdr), len);
+}
+
+/* The file grows by fallocate, which allocates every byte of it on disk,
+ * and a series block reserves 256 windows of which a short run writes 16:
+ * a shell running `echo hi` with 14 targets left 4.7 MB on disk, a loop of
+ * 600 such processes 2.9 GB (a review helper).  So the whole pages of a
+ * block's part that stays unwritten for now go back to the file system
+ * (a hole: reads as zeros), and are allocated again (cs_output_back)
+ * before anything is written there.  Nobody writes there meanwhile: a
+ * store into a hole the file system cannot fill (no room) would be a
+ * SIGBUS in the program. */
+void cs_output_release(const void *p, uint64_t len)
+{
+	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr);
+	uint64_t first = (off + 4095) & ~4095ull, end = (off + len) & ~4095ull;
+	int fd;
+
+	if (!out_grows || end <= first || (fd = report_fd()) < 0)
+		return;
+	cs_syscall6(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)first,
+		    (long)(end - first), 0, 0);
+}
+
+int cs_output_back(const void *p, uint64_t len)
+{
+	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr);
+	uint64_t first = off & ~4095ull, end = (off + len + 4095) & ~4095ull;
+	int fd;
+
+	/* A file sized whole at start (no fallocate here) has no holes of
+	 * ours to fill: as before, the file system backs pages as written. */
+	if (!out_grows || !len)
+		return 0;
+	fd = report_fd();
+	if (fd < 0)
+		return -EBADF;
+	return (int)cs_syscall6(SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, (long)first,
+				(long)(end - first), 0, 0);
 }
 
 static void pad_at(uint64_t off, uint64_t size)

@@ -674,6 +674,10 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	sb->window_size = cs_window_size(cs_g.nevents);
 	sb->shift = (uint32_t)__builtin_ctz(cs_g.settings.series);
 	sb->ready = CS_SERIES_READY_FIRST;
+	/* The windows not mapped in go back to the file system until calls
+	 * reach them (populate_windows): most series never get there. */
+	cs_output_release((char *)(sb + 1) + CS_SERIES_READY_FIRST * sb->window_size,
+			  (CS_SERIES_WINDOWS - CS_SERIES_READY_FIRST) * sb->window_size);
 	cs_output_publish(sb, CS_BLOCK_SERIES);
 	__atomic_store_n(&t->series[idx], sb, __ATOMIC_RELEASE);
 	return sb;
@@ -756,7 +760,8 @@ static void zero_window(struct cs_window *w, unsigned n, const unsigned *lo, con
 	}
 }
 
-/* All windows used: window i becomes windows 2i and 2i+1 merged, and each
+/* The count windows in use (all of them, or those the file system had
+ * room for) used: window i becomes windows 2i and 2i+1 merged, and each
  * window covers twice as many calls.  In place, in one pass: window i is
  * written only after windows 2i, 2i+1 >= i were read, and every window read
  * (but window 0, merged into itself) is zeroed right away, so that a window
@@ -764,7 +769,7 @@ static void zero_window(struct cs_window *w, unsigned n, const unsigned *lo, con
  * histogram buckets between a window's min and max are touched: a window
  * is ~1.2 KB per event, and touching all of it made the merges most of the
  * cost of a program whose functions are called a few hundred times each. */
-static void merge_windows(struct cs_series_block *sb, int whole)
+static void merge_windows(struct cs_series_block *sb, int whole, unsigned count)
 {
 	char *base = (char *)(sb + 1);
 	uint64_t size = sb->window_size;
@@ -776,7 +781,7 @@ static void merge_windows(struct cs_series_block *sb, int whole)
 	 * process ending under this thread leaves a block readers skip. */
 	__atomic_store_n(&sb->shift, shift | CS_SERIES_MERGING, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	for (i = 0; i < CS_SERIES_WINDOWS / 2; i++) {
+	for (i = 0; i < count / 2; i++) {
 		struct cs_window *dst = (struct cs_window *)(base + i * size);
 		struct cs_window *a = (struct cs_window *)(base + 2 * i * size);
 		struct cs_window *c = (struct cs_window *)(base + (2 * i + 1) * size);
@@ -818,21 +823,29 @@ static void merge_windows(struct cs_series_block *sb, int whole)
 }
 
 /* The series' windows up to window w (at least) mapped in, and ready
- * raised past them: the hot path uses no window at or past ready.  Zeros
+ * raised past them: the hot path uses no window at or past ready.  Ready
+ * stays a power of two (merges pair the windows below it).  The windows'
+ * pages are allocated on disk first (make_series gave them back); if the
+ * file system has no room, nothing changes and -errno is returned.  Zeros
  * are written over them first when that pays (cs_output_prefault: ~1 µs a
  * page against ~3 for mapping alone), so with series_busy up, as for a
  * merge: a signal handler's call meanwhile skips the series, and none can
  * write into these windows behind the zeros. */
-static void populate_windows(struct cs_thread *t, struct cs_series_block *sb, uint64_t w)
+static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uint64_t w)
 {
-	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready * 2;
+	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready;
+	int err;
 
-	if (want < w + 1)
-		want = w + 1;
+	while (want < w + 1 && want < CS_SERIES_WINDOWS)
+		want *= 2;
 	if (want > CS_SERIES_WINDOWS)
 		want = CS_SERIES_WINDOWS;
 	if (want <= ready)
-		return;
+		return 0;
+	err = cs_output_back((char *)(sb + 1) + ready * sb->window_size,
+			     (want - ready) * sb->window_size);
+	if (err < 0)
+		return err;
 	t->series_busy = 1;
 	cs_output_prefault((char *)(sb + 1) + ready * sb->window_size,
 			   (want - ready) * sb->window_size);
@@ -840,6 +853,7 @@ static void populate_windows(struct cs_thread *t, struct cs_series_block *sb, ui
 	while (ready < want && !__atomic_compare_exchange_n(&sb->ready, &ready, want, 1,
 							    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
 		;
+	return 0;
 }
 
 /* Calls the series' windows hold: every claimed number's (sb->calls),
@@ -880,43 +894,56 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 
 		if (!sb)
 			make_series(t, (uint32_t)f->target_idx);
-		else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS &&
-			 windows_calls(sb) + t->series_lost[f->target_idx] != sb->calls &&
-			 t->merge_waits[f->target_idx] < CS_MERGE_WAITS) {
-			/* A claimed number whose call has not added itself to
-			 * its window yet: this is a signal handler's call that
-			 * interrupted it, maybe inside its adding, and a merge
-			 * would move and zero the windows under the address it
-			 * holds (a window then counted a call twice: 129 of
-			 * 128, test_signals.sh about one run in ten).  The
-			 * merge waits for the next call; this one stays out of
-			 * the series (skipped).  A bounded while: a handler
-			 * that jumped out of such a call leaves its number
-			 * claimed for good. */
-			t->merge_waits[f->target_idx]++;
-			outside = 1;
-		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= CS_SERIES_WINDOWS) {
-			/* Waited long enough: the missing numbers' calls are
-			 * taken for abandoned, so that later merges do not wait
-			 * as long again (a review helper: a program whose
-			 * handler siglongjmps out of calls ran at half speed).
-			 * Their numbers stay claimed: giving them back would
-			 * number later calls into windows that are full (one
-			 * then held more calls than a window holds, and the
-			 * reader refused the file).  The reader allows windows
-			 * that many calls short (report/reader.c). */
-			uint64_t held = windows_calls(sb), calls = sb->calls;
+		else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= sb->ready) {
+			/* The windows mapped in are used: more of them, or,
+			 * when all are (or the file system has no room for
+			 * more), a merge of those there are. */
+			unsigned count = sb->ready < CS_SERIES_WINDOWS ? (unsigned)sb->ready
+								       : CS_SERIES_WINDOWS;
 
-			if (t->merge_waits[f->target_idx])
-				t->series_lost[f->target_idx] = calls > held ? calls - held : 0;
-			t->merge_waits[f->target_idx] = 0;
-			t->series_busy = 1;
-			/* Numbers claimed and not counted: their calls may have
-			 * left bucket counts anywhere (hist_range). */
-			merge_windows(sb, held != calls);
-			t->series_busy = 0;
-		} else if (sb != CS_NO_SERIES && (sb->calls >> sb->shift) >= sb->ready) {
-			populate_windows(t, sb, sb->calls >> sb->shift);
+			if (count < CS_SERIES_WINDOWS &&
+			    populate_windows(t, sb, sb->calls >> sb->shift) == 0) {
+				/* mapped in */
+			} else if (windows_calls(sb) + t->series_lost[f->target_idx] != sb->calls &&
+				   t->merge_waits[f->target_idx] < CS_MERGE_WAITS) {
+				/* A claimed number whose call has not added
+				 * itself to its window yet: this is a signal
+				 * handler's call that interrupted it, maybe
+				 * inside its adding, and a merge would move
+				 * and zero the windows under the address it
+				 * holds (a window then counted a call twice:
+				 * 129 of 128, test_signals.sh about one run in
+				 * ten).  The merge waits for the next call;
+				 * this one stays out of the series (skipped).
+				 * A bounded while: a handler that jumped out
+				 * of such a call leaves its number claimed for
+				 * good. */
+				t->merge_waits[f->target_idx]++;
+				outside = 1;
+			} else {
+				/* Waited long enough: the missing numbers'
+				 * calls are taken for abandoned, so that later
+				 * merges do not wait as long again (a review
+				 * helper: a program whose handler siglongjmps
+				 * out of calls ran at half speed).  Their
+				 * numbers stay claimed: giving them back would
+				 * number later calls into windows that are
+				 * full (one then held more calls than a window
+				 * holds, and the reader refused the file).
+				 * The reader allows windows that many calls
+				 * short (report/reader.c). */
+				uint64_t held = windows_calls(sb), calls = sb->calls;
+
+				if (t->merge_waits[f->target_idx])
+					t->series_lost[f->target_idx] = calls > held ? calls - held : 0;
+				t->merge_waits[f->target_idx] = 0;
+				t->series_busy = 1;
+				/* Numbers claimed and not counted: their calls
+				 * may have left bucket counts anywhere
+				 * (hist_range). */
+				merge_windows(sb, held != calls, count);
+				t->series_busy = 0;
+			}
 		}
 	}
 	/* This call's values were taken already (cs_hot_exit): the time

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Disk use of series windows.  A series block reserves 256 windows (~1.5 KB
+# each with one event) and a target called a few times writes its first
+# 16; the file grew by fallocate over all of them, so a shell running
+# `echo hi` with 14 targets left 4.7 MB on disk.  The windows not mapped
+# in are now holes until calls reach them: 64 targets called once each
+# must leave at least 64 x 256 KB of the file unallocated.  Windows mapped
+# in later are allocated first; a target called 100,000 times keeps every
+# call in its series, and where the file system has no room for more
+# windows (a full tmpfs, root only) the windows it has merge instead: no
+# SIGBUS, every call still in the series.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+N=100000
+cd "$T"
+make_fns64
+cat >prog.c <<'C'
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "fns.h"
+
+/* Writes path until the file system is full. */
+static void fill(const char *path)
+{
+	static char buf[65536];
+	size_t chunk;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		exit(3);
+	for (chunk = sizeof(buf); chunk; chunk /= 16)
+		while (write(fd, buf, chunk) == (ssize_t)chunk)
+			;
+	if (errno != ENOSPC)
+		exit(4);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), s = 0, i;
+	int k;
+
+	for (k = 0; k < 64; k++)
+		s += fns[k](0);
+	if (argc > 2)
+		fill(argv[2]);
+	for (i = 0; i < n; i++)
+		s += fns[0](i);
+	printf("%ld\n", s);
+	return 0;
+}
+C
+cc=${CC:-cc}
+$cc -O1 -shared -fPIC -o libf.so lib.c
+$cc -O1 -o prog prog.c -L. -lf -Wl,-rpath,"$T" -Wl,-z,now
+
+# run NAME N [FILL]: ./prog N [FILL] under the shim (tsc, targets f*)
+# into $T/NAME.csr, status and output as without it.
+run()
+{
+	local name=$1
+
+	shift
+	plain_run plain ./prog "$@"
+	expect_status plain 0
+	[ $# -lt 2 ] || rm -f "$2"
+	status=0
+	CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS='f*' \
+		CACHESHIM_OUTPUT="$T/$name.csr" LD_PRELOAD="$CS_SHIM" \
+		./prog "$@" >"$T/$name.out" 2>"$T/$name.err" || status=$?
+	expect_status "$name" 0
+	same_output plain "$name"
+}
+
+# series_calls NAME TARGET: calls and windows of TARGET's series.
+series_calls()
+{
+	"$CS_CMD" report --series --format csv "$T/$1.csr" >"$T/$1.series" 2>"$T/$1.serr" ||
+		{ show "$T/$1.serr"; fail "cacheshim report --series $1 failed"; }
+	csv_select "$T/$1.series" "target=$2,event=tsc" calls |
+		awk '{ s += $1; n++ } END { printf "%d %d\n", s, n }'
+}
+
+# Punching holes works here?  (util-linux fallocate; else skip the part)
+punches()
+{
+	fallocate -l 1M "$1/probe" 2>/dev/null &&
+		fallocate -p -o 0 -l 512K "$1/probe" 2>/dev/null &&
+		[ "$(stat -c %b "$1/probe")" -lt 2048 ]
+}
+
+if punches "$T"; then
+	run once 0
+	report_files once "$T/once.csr"
+	want_count once "event=tsc,function=f63" calls 1
+	want_count once "event=tsc,module=prog" calls 64
+	read -r blocks unit size < <(stat -c '%b %B %s' "$T/once.csr")
+	allocated=$((blocks * unit))
+	[ $((allocated + 64 * (256 << 10))) -le "$size" ] ||
+		fail "64 targets called once: $allocated of $size bytes allocated"
+	echo "once: $allocated of $size bytes allocated"
+else
+	echo "no hole punching on $T: the disk-use part skipped"
+fi
+
+run many $N
+read -r calls windows < <(series_calls many f0)
+[ "$calls" = $((N + 1)) ] || fail "series of f0 holds $calls calls, want $((N + 1))"
+[ "$windows" -gt 16 ] || fail "$N calls in $windows windows"
+echo "many: $calls calls in $windows windows"
+
+mkdir "$T/fs"
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=8m tmpfs "$T/fs" 2>/dev/null; then
+	echo "SKIP: cannot mount a tmpfs (not root?): the full-disk part not run"
+	exit 0
+fi
+cleanup_add "umount '$T/fs' 2>/dev/null"
+plain_run plain ./prog $N "$T/fs/fill"
+expect_status plain 0
+rm -f "$T/fs/fill"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS='f*' \
+	CACHESHIM_OUTPUT="$T/fs/full.csr" LD_PRELOAD="$CS_SHIM" \
+	./prog $N "$T/fs/fill" >"$T/full.out" 2>"$T/full.err" || status=$?
+expect_status full 0
+same_output plain full
+rm -f "$T/fs/fill"
+cp "$T/fs/full.csr" "$T/full.csr"
+read -r calls windows < <(series_calls full f0)
+[ "$calls" = $((N + 1)) ] || fail "full disk: series of f0 holds $calls calls, want $((N + 1))"
+[ "$windows" -le 16 ] || fail "full disk: $windows windows, 16 could be allocated"
+echo "full disk: $calls calls in $windows windows"
