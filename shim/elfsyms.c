@@ -308,7 +308,12 @@ static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t ty
 	for (i = 1; i < n; i++) {
 		struct cs_elf_func f;
 
-		if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx == SHN_UNDEF ||
+		unsigned st = ELF64_ST_TYPE(sym[i].st_info);
+
+		/* IFUNCs too (flagged), so that entry patching can say why it
+		 * takes none (strlen: the implementation is chosen at load
+		 * time, the symbol's address is the chooser's). */
+		if ((st != STT_FUNC && st != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
 		    sym[i].st_shndx == SHN_ABS || !sym[i].st_value)
 			continue;
 		f.name = str_at(str, strsize, sym[i].st_name);
@@ -320,6 +325,7 @@ static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t ty
 		f.size = sym[i].st_size;
 		f.local = ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL;
 		f.source = source;
+		f.ifunc = st == STT_GNU_IFUNC;
 		ret = push(m, &f);
 		if (ret)
 			return ret;

@@ -167,6 +167,22 @@ static int collect(const struct cs_elf_func *f, void *arg)
 	struct module_pass *mp = arg;
 	int pat;
 
+	if (f->ifunc) {
+		/* An IFUNC's symbol is its resolver, which picks one of
+		 * several implementations (__strlen_avx2, ...) when the
+		 * loader binds it: the function itself has no symbol here
+		 * and is reached only through GOT slots, which the GOT pass
+		 * takes (CACHESHIM_HOOK=got or both).  Counted for the
+		 * start-up message (init.c) when that pass is off. */
+		pat = match_name(f->name);
+		if (pat >= 0 && !(cs_g.settings.hook & CS_HOOK_GOT)) {
+			struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
+
+			if (!tp->ifuncs++)
+				snprintf(tp->ifunc_name, sizeof(tp->ifunc_name), "%s", f->name);
+		}
+		return 0;
+	}
 	if (push_start(mp, f->addr) < 0)
 		return -ENOMEM;
 	if (is_fragment(f->name))

@@ -88,9 +88,29 @@ static void report_unmatched(void)
 	unsigned i;
 
 	for (i = 0; i < cs_g.settings.ntargets; i++) {
-		if (!cs_g.settings.targets[i].matched)
+		const struct cs_target_pattern *tp = &cs_g.settings.targets[i];
+		int exact = !strcmp(tp->glob, tp->ifunc_name);
+		/* Each function counts under the first pattern it matches: a
+		 * later one it also matches (mall*,malloc) matched nothing. */
+		int first = cs_settings_match(&cs_g.settings, tp->glob);
+
+		if (!tp->matched && tp->ifuncs && exact)
+			cs_log("'%s' is an IFUNC (its implementation is chosen at load time): "
+			       "entry patching cannot wrap it; CACHESHIM_HOOK=got or both wraps "
+			       "its calls",
+			       tp->glob);
+		else if (tp->ifuncs && !exact)
+			cs_log("target '%s' names %u IFUNC%s (%s%s) that entry patching cannot "
+			       "wrap (the implementation is chosen at load time); "
+			       "CACHESHIM_HOOK=got or both wraps their calls",
+			       tp->glob, tp->ifuncs, tp->ifuncs > 1 ? "s" : "", tp->ifunc_name,
+			       tp->ifuncs > 1 ? ", ..." : "");
+		else if (!tp->matched && first >= 0 && first != (int)i)
+			cs_log("target '%s' is taken by the earlier target '%s'", tp->glob,
+			       cs_g.settings.targets[first].glob);
+		else if (!tp->matched)
 			cs_log("target '%s' matched no function in any loaded module (yet)",
-			       cs_g.settings.targets[i].glob);
+			       tp->glob);
 	}
 }
 

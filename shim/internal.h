@@ -44,6 +44,10 @@ struct cs_target_pattern {
 	unsigned literal; /* length of glob's literal prefix (0 is always safe) */
 	unsigned argn; /* name:argN, 0 = none */
 	unsigned matched; /* symbols it matched (set while patching) */
+	/* IFUNCs it names that entry patching could not take (GOT pass off):
+	 * how many, and the first one's name, for the start-up message. */
+	unsigned ifuncs;
+	char ifunc_name[48];
 };
 
 struct cs_settings {
@@ -447,6 +451,7 @@ struct cs_elf_func {
 	const char *name; /* valid until cs_elf_close */
 	int local; /* STB_LOCAL: several functions may share the name */
 	int source; /* enum cs_sym_source */
+	int ifunc; /* STT_GNU_IFUNC: addr is the resolver's, not the function's */
 };
 
 struct cs_elf_module;

@@ -167,10 +167,16 @@ static void test_self(void)
 	CU_ASSERT_EQUAL(h.f[0].addr, a);
 	CU_ASSERT_EQUAL(h.f[1].addr, b);
 	CU_ASSERT_TRUE(h.f[0].local && h.f[1].local);
-	/* An IFUNC's symbol is its resolver: not reported; the resolver is. */
-	CU_ASSERT_EQUAL(lookup(m, "ifunc_probe").n, 0);
+	/* An IFUNC's symbol is its resolver: reported flagged (entry
+	 * patching says why it takes none), at the resolver's address; the
+	 * resolver under its own name as a plain function. */
+	h = lookup(m, "ifunc_probe");
+	CU_ASSERT_EQUAL(h.n, 1);
+	CU_ASSERT_EQUAL(h.f[0].ifunc, 1);
+	CU_ASSERT_EQUAL(h.f[0].addr, ADDR(resolve_probe));
 	h = lookup(m, "resolve_probe");
 	CU_ASSERT_EQUAL(h.n, 1);
+	CU_ASSERT_EQUAL(h.f[0].ifunc, 0);
 	CU_ASSERT_EQUAL(h.f[0].addr, ADDR(resolve_probe));
 	CU_ASSERT_EQUAL(ifunc_probe(), 42);
 	/* Undefined functions (from libc) are not reported. */
@@ -492,11 +498,15 @@ static void test_libc(void)
 	CU_ASSERT_EQUAL(h.n, 2);
 	CU_ASSERT_TRUE(h.f[0].addr != h.f[1].addr);
 	/* strlen is an IFUNC; memcpy@@GLIBC_2.14 too, memcpy@GLIBC_2.2.5
-	 * is a plain function. */
-	CU_ASSERT_EQUAL(lookup(m, "strlen").n, 0);
-	h = lookup(m, "memcpy");
+	 * is a plain function: one of each. */
+	h = lookup(m, "strlen");
 	CU_ASSERT_EQUAL(h.n, 1);
+	CU_ASSERT_EQUAL(h.f[0].ifunc, 1);
+	h = lookup(m, "memcpy");
+	CU_ASSERT_EQUAL(h.n, 2);
+	CU_ASSERT_EQUAL(h.f[0].ifunc + h.f[1].ifunc, 1);
 	CU_ASSERT_EQUAL(h.f[0].source, CS_SYM_DYNSYM);
+	CU_ASSERT_EQUAL(h.f[1].source, CS_SYM_DYNSYM);
 	n = cs_elf_build_id(m, &id);
 	CU_ASSERT_FATAL(n >= 2);
 	to_hex(id, n, hex);
