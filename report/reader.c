@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "report/internal.h"
@@ -1199,6 +1201,18 @@ static void unmap_data(struct cs_file *f)
 	munmap(f->data, f->mapped);
 }
 
+/* Whether the file open at fd has holes on a tmpfs.  A read fault on a
+ * tmpfs hole allocates a page like a write: the shim leaves the series
+ * windows no call reached as holes, and a report file on a full tmpfs
+ * raised SIGBUS in the mapping.  read(2) of a hole allocates nothing. */
+static int tmpfs_holes(int fd, const struct stat *st)
+{
+	struct statfs fs;
+
+	return (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size && fstatfs(fd, &fs) == 0 &&
+	       fs.f_type == TMPFS_MAGIC;
+}
+
 /* Maps the first used bytes of the file open at fd.  Returns the new
  * cs_file, or NULL with *ret = -EAGAIN when it cannot be mapped (then
  * read it) or another negative errno (err says what). */
@@ -1268,7 +1282,8 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 		return ret;
 	}
 	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
-	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION) {
+	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION &&
+	    !tmpfs_holes(fd, &st)) {
 		f = map_file(fd, path, used, err, errlen, &ret);
 		if (f) {
 			f->hdr_checked = u.h;

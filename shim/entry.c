@@ -162,27 +162,30 @@ static int is_fragment(const char *name)
 	return 0;
 }
 
+/* An IFUNC's symbol is its resolver, which picks one of several
+ * implementations (__strlen_avx2, ...) when the loader binds it: the
+ * function itself has no symbol here and is reached only through GOT
+ * slots, which the GOT pass takes (CACHESHIM_HOOK=got or both).  Counted
+ * for the start-up message (init.c) when that pass is off. */
+static int collect_ifunc(const char *name, void *arg)
+{
+	int pat = match_name(name);
+
+	(void)arg;
+	if (pat >= 0) {
+		struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
+
+		if (!tp->ifuncs++)
+			snprintf(tp->ifunc_name, sizeof(tp->ifunc_name), "%s", name);
+	}
+	return 0;
+}
+
 static int collect(const struct cs_elf_func *f, void *arg)
 {
 	struct module_pass *mp = arg;
 	int pat;
 
-	if (f->ifunc) {
-		/* An IFUNC's symbol is its resolver, which picks one of
-		 * several implementations (__strlen_avx2, ...) when the
-		 * loader binds it: the function itself has no symbol here
-		 * and is reached only through GOT slots, which the GOT pass
-		 * takes (CACHESHIM_HOOK=got or both).  Counted for the
-		 * start-up message (init.c) when that pass is off. */
-		pat = match_name(f->name);
-		if (pat >= 0 && !(cs_g.settings.hook & CS_HOOK_GOT)) {
-			struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
-
-			if (!tp->ifuncs++)
-				snprintf(tp->ifunc_name, sizeof(tp->ifunc_name), "%s", f->name);
-		}
-		return 0;
-	}
 	if (push_start(mp, f->addr) < 0)
 		return -ENOMEM;
 	if (is_fragment(f->name))
@@ -590,6 +593,8 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 	mp->nranges = cs_elf_exec_ranges(mp->elf, mp->rlo, mp->rhi, MAX_RANGES);
 	if (cs_elf_each_func(mp->elf, collect, mp) < 0)
 		goto out;
+	if (!(cs_g.settings.hook & CS_HOOK_GOT))
+		cs_elf_each_ifunc(mp->elf, collect_ifunc, NULL);
 	address_targets(mp);
 	if (!mp->ncand)
 		goto out;

@@ -451,7 +451,6 @@ struct cs_elf_func {
 	const char *name; /* valid until cs_elf_close */
 	int local; /* STB_LOCAL: several functions may share the name */
 	int source; /* enum cs_sym_source */
-	int ifunc; /* STT_GNU_IFUNC: addr is the resolver's, not the function's */
 };
 
 struct cs_elf_module;
@@ -484,6 +483,10 @@ int cs_elf_open_wanted(const char *path, uint64_t base, const void *phdr, unsign
 		       const struct cs_elf_wanted *wanted, struct cs_elf_module **out);
 /* Unmaps and frees m (NULL is fine); names given out die with it. */
 void cs_elf_close(struct cs_elf_module *m);
+/* Calls fn with the name of each IFUNC m exports (.dynsym), which the
+ * function list leaves out; stops at fn's first nonzero return, which it
+ * returns. */
+int cs_elf_each_ifunc(struct cs_elf_module *m, int (*fn)(const char *name, void *arg), void *arg);
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
  * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
  * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
@@ -740,17 +743,13 @@ void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align);
  * thread exit, or when it takes a new arena). */
 void cs_output_arena_release(struct cs_arena *a);
 /* Maps [p, p + len) of the file in (MADV_POPULATE_WRITE: not counted as
- * page faults).  Writes no data, so other code may be writing there. */
-void cs_output_populate(const void *p, uint64_t len);
+ * page faults).  Writes no data, so other code may be writing there.
+ * Returns 0, or -1 if the file system could not back a page of it (no
+ * room): nothing may be stored there. */
+int cs_output_populate(const void *p, uint64_t len);
 /* The same after writing zeros over the whole pages of the range when it
  * is large (faster on ext4): only for bytes nobody else may be writing. */
-void cs_output_prefault(const void *p, uint64_t len);
-/* Gives the whole pages of [p, p + len) of a reserved block back to the
- * file system (nothing may be written there until cs_output_back). */
-void cs_output_release(const void *p, uint64_t len);
-/* Allocates the pages of [p, p + len) on disk again before they are
- * written.  Returns 0, or -errno (no room: write nothing there). */
-int cs_output_back(const void *p, uint64_t len);
+int cs_output_prefault(const void *p, uint64_t len);
 void cs_output_publish(void *block, uint32_t type);
 /* The seal without a system call (under the program's seccomp filter):
  * COMPLETE, not trimmed. */

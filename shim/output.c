@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,12 +31,28 @@ static uint64_t out_size;
 static int out_grows; /* 0: sized whole at start (no fallocate here) */
 static int out_full; /* growing failed (no room): reserve no more */
 #define CS_GROW_STEP (4ull << 20)
+/* Whether the file's pages get space only as they are mapped in: on tmpfs
+ * (where /tmp is on many systems), with MADV_POPULATE_WRITE (Linux 5.14).
+ * Growing by fallocate allocates every byte of a step, and a series block
+ * reserves 256 windows of which a short run writes 16: a shell running
+ * `echo hi` with 14 targets kept 4.7 MB, a loop of 600 such processes
+ * 2.9 GB (a review helper).  Sparse, growing only extends the file
+ * (allocating its last page), and every page is mapped in by
+ * MADV_POPULATE_WRITE before anything is stored there (prefault), which
+ * gets it its space or fails (no room): a reservation or a series'
+ * windows that cannot be backed are given up, and no store lands in a hole
+ * the file system cannot fill (a SIGBUS in the program).  A tmpfs page
+ * keeps its space until the file is cut.  Not on disk file systems: with
+ * large folios (ext4 since Linux 6.16) a reader of the live file reads
+ * ahead into folios that span holes and pages in use, and a write fault on
+ * such a page reserves space for the whole folio: on a full disk the
+ * program got a SIGBUS at a store into a page that had its blocks all
+ * along (review helper 51, tests/robust/test_series_folio.sh). */
+static int out_sparse;
 
 /* The system calls this file makes while the program runs (reserving runs
  * without the re-entry guard), through shim/rawsys.h. */
-/* [from, len) allocated, the file at least len long.  From the size it
- * had: before it, series blocks have holes (cs_output_release) that must
- * stay holes. */
+/* [from, len) allocated, the file at least len long. */
 static long sys_fallocate(int fd, uint64_t from, uint64_t len)
 {
 	return cs_syscall6(SYS_fallocate, fd, 0, (long)from, (long)(len - from), 0, 0);
@@ -81,6 +99,14 @@ static uint64_t fsize_limit(void)
 	if (ret < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return UINT64_MAX;
 	return (uint64_t)rl.rlim_cur;
+}
+
+/* Whether fd's file lies on a tmpfs (out_sparse). */
+static int on_tmpfs(int fd)
+{
+	struct statfs fs;
+
+	return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
 static char out_path[PATH_MAX]; /* absolute: the program may chdir */
@@ -150,11 +176,15 @@ static int grow(uint64_t end)
 	fd = report_fd();
 	if (fd < 0)
 		return -EBADF;
-	ret = sys_fallocate(fd, size, want);
+	/* Sparse: only the last page, which makes the file want bytes long
+	 * and never shorter (a racing grower's fallocate cannot undo it as a
+	 * racing ftruncate could). */
+	ret = sys_fallocate(fd, out_sparse && want - 4096 > size ? want - 4096 : size, want);
 	if ((ret == -ENOSPC || ret == -EDQUOT) && want > ((end + 65535) & ~65535ull)) {
 		/* Less room than a whole step: just what this reservation needs. */
 		want = (end + 65535) & ~65535ull;
-		ret = sys_fallocate(fd, size, want);
+		ret = sys_fallocate(fd, out_sparse && want - 4096 > size ? want - 4096 : size,
+				    want);
 	}
 	if (ret < 0)
 		return (int)ret;
@@ -380,6 +410,7 @@ static int map_new_file(void)
 	out_fd = fd;
 	out_size = 0;
 	out_full = 0;
+	out_sparse = on_tmpfs(fd); /* and MADV_POPULATE_WRITE works (below) */
 	/* With less room than a growth step, grow takes what it needs; a
 	 * later reservation that finds no room makes the file full. */
 	err = grow(CS_HEADER_SIZE);
@@ -407,6 +438,25 @@ static int map_new_file(void)
 	 * file (~1 ms, a twentieth of a short program's run); blocks are
 	 * faulted in page by page as they are reserved anyway. */
 	madvise(hdr, out_capacity, MADV_RANDOM);
+	/* The header's page backed before it is written (out_sparse). */
+	if (madvise(hdr, CS_HEADER_SIZE, MADV_POPULATE_WRITE) != 0 && out_sparse) {
+		err = -errno;
+		if (err == -EINVAL && out_grows) {
+			/* No MADV_POPULATE_WRITE here: all of the file so far
+			 * allocated, as every later step will be. */
+			out_sparse = 0;
+			err = (int)sys_fallocate(fd, 0, out_size);
+		} else if (err == -EINVAL) {
+			out_sparse = 0;
+			err = 0;
+		}
+		if (err < 0) {
+			munmap(hdr, out_capacity);
+			cs_log("cannot size report file '%s': %s; not profiling", out_path,
+			       strerror(-err));
+			goto fail;
+		}
+	}
 	hdr->version = CS_FORMAT_VERSION;
 	hdr->header_size = CS_HEADER_SIZE;
 	hdr->capacity = out_capacity;
@@ -447,18 +497,23 @@ int cs_output_open(void)
 	return map_new_file();
 }
 
-void cs_output_populate(const void *p, uint64_t len)
+int cs_output_populate(const void *p, uint64_t len)
 {
 	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr), q;
 	uint64_t first = off & ~4095ull, end = (off + len + 4095) & ~4095ull;
 
 	if (!len || sys_madvise((char *)cs_g.hdr + first, end - first, MADV_POPULATE_WRITE) == 0)
-		return;
+		return 0;
+	/* A sparse file's page the file system could not back (no room):
+	 * nothing may be stored there. */
+	if (out_sparse)
+		return -1;
 	/* Without MADV_POPULATE_WRITE (before Linux 5.14): touch each page by
 	 * an atomic add of 0, which writes back whatever another thread may
 	 * have stored there meanwhile (its faults then count as page faults). */
 	for (q = off; q < off + len; q = (q & ~4095ull) + 4096)
 		__atomic_fetch_add((volatile char *)cs_g.hdr + q, 0, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* Maps every page of [off, off + size) in now: a block's first touch
@@ -483,7 +538,7 @@ void cs_output_populate(const void *p, uint64_t len)
  * 40 KB 1.6-2.2 against 2.8-3.0; 320 KB 1.1 against 2.8-3.8). */
 #define CS_ZERO_WRITE_MIN (24u << 10)
 
-static void prefault(uint64_t off, uint64_t size)
+static int prefault(uint64_t off, uint64_t size)
 {
 	static char zeros[4096];
 	struct iovec iov[64];
@@ -504,50 +559,12 @@ static void prefault(uint64_t off, uint64_t size)
 	 * the block before it: that block may have left its tail unmapped
 	 * (a series' later windows are mapped as calls reach them), and
 	 * mapping a page in writes nothing. */
-	cs_output_populate((char *)cs_g.hdr + off, size);
+	return cs_output_populate((char *)cs_g.hdr + off, size);
 }
 
-void cs_output_prefault(const void *p, uint64_t len)
+int cs_output_prefault(const void *p, uint64_t len)
 {
-	prefault((uint64_t)((const char *)p - (const char *)cs_g.hdr), len);
-}
-
-/* The file grows by fallocate, which allocates every byte of it on disk,
- * and a series block reserves 256 windows of which a short run writes 16:
- * a shell running `echo hi` with 14 targets left 4.7 MB on disk, a loop of
- * 600 such processes 2.9 GB (a review helper).  So the whole pages of a
- * block's part that stays unwritten for now go back to the file system
- * (a hole: reads as zeros), and are allocated again (cs_output_back)
- * before anything is written there.  Nobody writes there meanwhile: a
- * store into a hole the file system cannot fill (no room) would be a
- * SIGBUS in the program. */
-void cs_output_release(const void *p, uint64_t len)
-{
-	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr);
-	uint64_t first = (off + 4095) & ~4095ull, end = (off + len) & ~4095ull;
-	int fd;
-
-	if (!out_grows || end <= first || (fd = report_fd()) < 0)
-		return;
-	cs_syscall6(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)first,
-		    (long)(end - first), 0, 0);
-}
-
-int cs_output_back(const void *p, uint64_t len)
-{
-	uint64_t off = (uint64_t)((const char *)p - (const char *)cs_g.hdr);
-	uint64_t first = off & ~4095ull, end = (off + len + 4095) & ~4095ull;
-	int fd;
-
-	/* A file sized whole at start (no fallocate here) has no holes of
-	 * ours to fill: as before, the file system backs pages as written. */
-	if (!out_grows || !len)
-		return 0;
-	fd = report_fd();
-	if (fd < 0)
-		return -EBADF;
-	return (int)cs_syscall6(SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, (long)first,
-				(long)(end - first), 0, 0);
+	return prefault((uint64_t)((const char *)p - (const char *)cs_g.hdr), len);
 }
 
 static void pad_at(uint64_t off, uint64_t size)
@@ -569,6 +586,11 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED), pad;
 	struct cs_block *b;
 
+	/* Full: nothing reserved any more, not even space (each try moved
+	 * header.used on, and the sealed file was trimmed to a sparse one of
+	 * the whole capacity: review helper 51). */
+	if (__atomic_load_n(&out_full, __ATOMIC_RELAXED))
+		return NULL;
 	/* Blocks are 8-byte multiples, so a padding block (at least its
 	 * 8-byte header) fits any gap to a larger alignment. */
 	do {
@@ -584,15 +606,21 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 		out_full = 1;
 		return NULL;
 	}
+	/* (A page that cannot be backed: no room either.) */
 	if (pad) {
-		prefault(off, pad);
+		if (prefault(off, pad) < 0)
+			goto full;
 		pad_at(off, pad);
 		off += pad;
 	}
 	b = (struct cs_block *)((char *)hdr + off);
-	prefault(off, populate < size ? populate : size);
+	if (prefault(off, populate < size ? populate : size) < 0)
+		goto full;
 	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
 	return b;
+full:
+	out_full = 1;
+	return NULL;
 }
 
 /* Call-site and nested blocks (9-19 KB with one event) each cost a system
@@ -761,9 +789,18 @@ void cs_output_unseal(void)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
 
+	struct stat st;
+	int fd;
+
 	if (!hdr || (!out_grows && (out_capacity > fsize_limit() || report_fd() < 0 ||
 				    ftruncate(out_fd, (off_t)out_capacity) < 0)))
 		return;
+	/* The size the seal's trim left, read back: a reservation's growth
+	 * racing the seal may have set out_size past it after the trim (review
+	 * helper 51), and stores there would be a SIGBUS. */
+	fd = out_grows ? report_fd() : -1;
+	if (fd >= 0 && sys_fstat(fd, &st) == 0)
+		__atomic_store_n(&out_size, (uint64_t)st.st_size, __ATOMIC_RELEASE);
 	hdr->end_ns = 0;
 	__atomic_store_n(&hdr->state, CS_STATE_RUNNING, __ATOMIC_RELEASE);
 	__atomic_fetch_and(&hdr->used, ~CS_USED_SEALED, __ATOMIC_ACQ_REL);

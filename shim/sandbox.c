@@ -64,8 +64,6 @@ static const struct {
 	{SYS_newfstatat, 0, 0, 0, 0},
 	{SYS_ftruncate, 0, 0, 0, 0},
 	{SYS_fallocate, 0, 0, 0, 0},
-	{SYS_fallocate, 0, FALLOC_FL_KEEP_SIZE, 0, 0},
-	{SYS_fallocate, 0, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 0},
 	{SYS_pwritev, 0, 0, 0, 0},
 	{SYS_pwrite64, 0, 0, 0, 0},
 	{SYS_fcntl, 0, F_DUPFD_CLOEXEC, 0, 0},

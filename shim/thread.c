@@ -674,10 +674,6 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 	sb->window_size = cs_window_size(cs_g.nevents);
 	sb->shift = (uint32_t)__builtin_ctz(cs_g.settings.series);
 	sb->ready = CS_SERIES_READY_FIRST;
-	/* The windows not mapped in go back to the file system until calls
-	 * reach them (populate_windows): most series never get there. */
-	cs_output_release((char *)(sb + 1) + CS_SERIES_READY_FIRST * sb->window_size,
-			  (CS_SERIES_WINDOWS - CS_SERIES_READY_FIRST) * sb->window_size);
 	cs_output_publish(sb, CS_BLOCK_SERIES);
 	__atomic_store_n(&t->series[idx], sb, __ATOMIC_RELEASE);
 	return sb;
@@ -824,13 +820,13 @@ static void merge_windows(struct cs_series_block *sb, int whole, unsigned count)
 
 /* The series' windows up to window w (at least) mapped in, and ready
  * raised past them: the hot path uses no window at or past ready.  Ready
- * stays a power of two (merges pair the windows below it).  The windows'
- * pages are allocated on disk first (make_series gave them back); if the
- * file system has no room, nothing changes and -errno is returned.  Zeros
- * are written over them first when that pays (cs_output_prefault: ~1 µs a
- * page against ~3 for mapping alone), so with series_busy up, as for a
- * merge: a signal handler's call meanwhile skips the series, and none can
- * write into these windows behind the zeros. */
+ * stays a power of two (merges pair the windows below it).  Mapping them
+ * in gets their pages disk space (a series' later windows have none until
+ * then: shim/output.c); if the file system has no room, ready stays and
+ * -ENOSPC is returned.  Zeros are written over them first when that pays
+ * (cs_output_prefault: ~1 µs a page against ~3 for mapping alone), so with
+ * series_busy up, as for a merge: a signal handler's call meanwhile skips
+ * the series, and none can write into these windows behind the zeros. */
 static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uint64_t w)
 {
 	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready;
@@ -842,14 +838,12 @@ static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uin
 		want = CS_SERIES_WINDOWS;
 	if (want <= ready)
 		return 0;
-	err = cs_output_back((char *)(sb + 1) + ready * sb->window_size,
-			     (want - ready) * sb->window_size);
-	if (err < 0)
-		return err;
 	t->series_busy = 1;
-	cs_output_prefault((char *)(sb + 1) + ready * sb->window_size,
-			   (want - ready) * sb->window_size);
+	err = cs_output_prefault((char *)(sb + 1) + ready * sb->window_size,
+				 (want - ready) * sb->window_size);
 	t->series_busy = 0;
+	if (err < 0)
+		return -ENOSPC;
 	while (ready < want && !__atomic_compare_exchange_n(&sb->ready, &ready, want, 1,
 							    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
 		;
