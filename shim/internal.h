@@ -38,6 +38,12 @@ void cs_log_init(void);
 #define CS_DEFAULT_SERIES 16u /* calls of a series window at the start */
 #define CS_MAX_SERIES 65536u
 #define CS_SERIES_READY_FIRST 16u /* series windows mapped in when it is made */
+/* A series merge waits for a claimed number's call to add itself to its
+ * window (a signal handler's call interrupted it) at most this many calls
+ * (shim/thread.c); meanwhile only every CS_MERGE_RECHECK-th call takes the
+ * slow path to look again, the others skip the series in the hot path. */
+#define CS_MERGE_WAITS 65536u
+#define CS_MERGE_RECHECK 64u
 
 struct cs_target_pattern {
 	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */

@@ -861,13 +861,13 @@ static uint64_t windows_calls(const struct cs_series_block *sb)
 	return n;
 }
 
-/* How many merges in a row may wait for a call in flight (below): many,
+/* How many merges in a row may wait for a call in flight (below; the
+ * constant is in internal.h, the hot path counts waits too): many,
  * since under a storm of signals the interrupted call may get no further
  * for a long while (with 16, handler calls on a thread signalled without
  * pause still merged under it); a bound only for a number that a handler
  * jumping out of its call left claimed for good, whose series would
  * otherwise take the slow path at every call. */
-#define CS_MERGE_WAITS 65536u
 
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
