@@ -109,6 +109,17 @@ static int on_tmpfs(int fd)
 	return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
+/* Whether this kernel knows MADV_POPULATE_WRITE (Linux 5.14; a seccomp
+ * filter may refuse it too): an empty range is checked for its advice
+ * only.  Asked before the file first grows, which allocates only a step's
+ * last page when sparse: found out after, the whole step had to be
+ * allocated at once, and on a tmpfs with less room than a step (where
+ * grow takes just what a reservation needs) the program ran unprofiled. */
+static int populate_known(void)
+{
+	return sys_madvise((void *)4096, 0, MADV_POPULATE_WRITE) == 0;
+}
+
 static char out_path[PATH_MAX]; /* absolute: the program may chdir */
 static int out_fd_floor = 3; /* lowest number for a descriptor of ours (cs_fd_high) */
 static dev_t out_dev; /* identity of the report file, to know our descriptor */
@@ -410,7 +421,7 @@ static int map_new_file(void)
 	out_fd = fd;
 	out_size = 0;
 	out_full = 0;
-	out_sparse = on_tmpfs(fd); /* and MADV_POPULATE_WRITE works (below) */
+	out_sparse = on_tmpfs(fd) && populate_known();
 	/* With less room than a growth step, grow takes what it needs; a
 	 * later reservation that finds no room makes the file full. */
 	err = grow(CS_HEADER_SIZE);
@@ -442,8 +453,8 @@ static int map_new_file(void)
 	if (madvise(hdr, CS_HEADER_SIZE, MADV_POPULATE_WRITE) != 0 && out_sparse) {
 		err = -errno;
 		if (err == -EINVAL && out_grows) {
-			/* No MADV_POPULATE_WRITE here: all of the file so far
-			 * allocated, as every later step will be. */
+			/* Known (populate_known) yet refused here: all of the
+			 * file so far allocated, as every later step will be. */
 			out_sparse = 0;
 			err = (int)sys_fallocate(fd, 0, out_size);
 		} else if (err == -EINVAL) {
