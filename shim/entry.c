@@ -177,6 +177,7 @@ static int collect_ifunc(const char *name, void *arg)
 
 		if (!tp->ifuncs++)
 			snprintf(tp->ifunc_name, sizeof(tp->ifunc_name), "%s", name);
+		cs_settings_taken(&cs_g.settings, pat, name);
 	}
 	return 0;
 }
@@ -200,6 +201,7 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		pat = match_name(f->name);
 		if (pat >= 0) {
 			cs_g.settings.targets[pat].matched++;
+			cs_settings_taken(&cs_g.settings, pat, f->name);
 			if (!cs_g.settings.quiet)
 				cs_log("'%s' returns twice, looks at its caller or is not "
 				       "entered by a call: never wrapped",
@@ -421,6 +423,7 @@ static void patch_candidates(struct module_pass *mp)
 			 * already, or tried under its first name just before
 			 * (candidates are sorted by address): one patch. */
 			cs_g.settings.targets[c->pattern].matched++;
+			cs_settings_taken(&cs_g.settings, c->pattern, c->name);
 			continue;
 		}
 		idx = cs_target_add(c->name, c->addr, cs_g.settings.targets[c->pattern].argn,
@@ -428,6 +431,7 @@ static void patch_candidates(struct module_pass *mp)
 		if (idx < 0)
 			continue;
 		cs_g.settings.targets[c->pattern].matched++;
+		cs_settings_taken(&cs_g.settings, c->pattern, c->name);
 		/* A pass after a deferral tries only the deferred ones again. */
 		if (cs_g.targets[idx].entry_done)
 			continue;

@@ -517,6 +517,7 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 			continue;
 		}
 		cs_g.settings.targets[pat].matched++;
+		cs_settings_taken(&cs_g.settings, pat, name);
 		if (!data)
 			cs_g.targets[idx].block->got_slots++;
 		patched_total++;

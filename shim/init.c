@@ -91,8 +91,11 @@ static void report_unmatched(void)
 		const struct cs_target_pattern *tp = &cs_g.settings.targets[i];
 		int exact = !strcmp(tp->glob, tp->ifunc_name);
 		/* Each function counts under the first pattern it matches: a
-		 * later one it also matches (mall*,malloc) matched nothing. */
-		int first = cs_settings_match(&cs_g.settings, tp->glob);
+		 * later one it also matches (mall*,malloc) matched nothing.
+		 * Known from the names taken (cs_settings_taken), not from the
+		 * pattern's text: mem*,memcpyy said a misspelt target was
+		 * taken by mem*. */
+		int first = (int)tp->taken_by - 1;
 
 		if (!tp->matched && tp->ifuncs && exact)
 			cs_log("'%s' is an IFUNC (its implementation is chosen at load time): "

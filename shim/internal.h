@@ -50,6 +50,7 @@ struct cs_target_pattern {
 	unsigned literal; /* length of glob's literal prefix (0 is always safe) */
 	unsigned argn; /* name:argN, 0 = none */
 	unsigned matched; /* symbols it matched (set while patching) */
+	unsigned taken_by; /* 1 + an earlier pattern that took a name it matches, or 0 */
 	/* IFUNCs it names that entry patching could not take (GOT pass off):
 	 * how many, and the first one's name, for the start-up message. */
 	unsigned ifuncs;
@@ -86,6 +87,12 @@ int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, ch
 int cs_settings_never_wrap(const char *name);
 /* Index of the first pattern that matches name, or -1. */
 int cs_settings_match(const struct cs_settings *s, const char *name);
+/* The same from pattern from on. */
+int cs_settings_match_from(const struct cs_settings *s, const char *name, unsigned from);
+/* Function name, counted under pattern pat (its first), noted as taken by
+ * pat in each later pattern it matches too (the start-up message names
+ * pat for a later pattern that matched nothing else). */
+void cs_settings_taken(struct cs_settings *s, int pat, const char *name);
 /* What every function name a name pattern can match holds: its literal
  * prefix (str[i], len[i] bytes; arrays of CS_MAX_TARGET_PATTERNS).
  * Address targets (module+0xOFFSET) match no name and are left out.

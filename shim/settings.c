@@ -302,9 +302,14 @@ int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, ch
 
 int cs_settings_match(const struct cs_settings *s, const char *name)
 {
+	return cs_settings_match_from(s, name, 0);
+}
+
+int cs_settings_match_from(const struct cs_settings *s, const char *name, unsigned from)
+{
 	unsigned i;
 
-	for (i = 0; i < s->ntargets; i++) {
+	for (i = from; i < s->ntargets; i++) {
 		const char *g = s->targets[i].glob;
 		size_t lit = s->targets[i].literal;
 
@@ -378,4 +383,13 @@ int cs_settings_never_wrap(const char *name)
 			return 1;
 	}
 	return 0;
+}
+
+void cs_settings_taken(struct cs_settings *s, int pat, const char *name)
+{
+	int j = pat;
+
+	while ((j = cs_settings_match_from(s, name, (unsigned)j + 1)) >= 0)
+		if (!s->targets[j].taken_by)
+			s->targets[j].taken_by = (unsigned)pat + 1;
 }

@@ -7,7 +7,9 @@
 # loaded module"; it now says it is an IFUNC and that the GOT pass wraps
 # it.  The GOT pass (got, both) wraps its calls.  A later target taken by
 # an earlier pattern (f*,fn) said "matched no function" too; it now names
-# the pattern that took it.
+# the pattern that took it; a misspelt later target (f*,fnx) is not named
+# as taken by the earlier one (it was, by the pattern's text alone: a
+# function of that name seemed to exist).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
@@ -54,6 +56,10 @@ hook_run glob entry tsc 'f*,fn' ./prog
 same_output plain glob
 expect_line glob "^cacheshim: target 'f\\*' names 1 IFUNC \\(fi\\)"
 expect_line glob "^cacheshim: target 'fn' is taken by the earlier target 'f\\*'"
+hook_run typo entry tsc 'f*,fnx' ./prog
+[ "$status" -eq 0 ] || { show "$T/typo.err"; fail "typo: exit status $status"; }
+expect_line typo "^cacheshim: target 'fnx' matched no function"
+! grep -q "taken by" "$T/typo.err" || { show "$T/typo.err"; fail "typo: fnx named as taken"; }
 report_csv glob
 [ "$(csv_one glob "function=fn,event=tsc" calls)" = 100 ] ||
 	{ show "$T/glob.csv"; fail "glob: fn's calls"; }
