@@ -1205,12 +1205,15 @@ static void unmap_data(struct cs_file *f)
  * tmpfs hole allocates a page like a write: the shim leaves the series
  * windows no call reached as holes, and a report file on a full tmpfs
  * raised SIGBUS in the mapping.  read(2) of a hole allocates nothing. */
-static int tmpfs_holes(int fd, const struct stat *st)
+static int tmpfs_holes(int fd, uint64_t used)
 {
 	struct statfs fs;
+	off_t hole;
 
-	return (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size && fstatfs(fd, &fs) == 0 &&
-	       fs.f_type == TMPFS_MAGIC;
+	if (fstatfs(fd, &fs) != 0 || fs.f_type != TMPFS_MAGIC)
+		return 0;
+	hole = lseek(fd, 0, SEEK_HOLE);
+	return hole < 0 || (uint64_t)hole < used;
 }
 
 /* Maps the first used bytes of the file open at fd.  Returns the new
@@ -1283,7 +1286,7 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 	}
 	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
 	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION &&
-	    !tmpfs_holes(fd, &st)) {
+	    !tmpfs_holes(fd, used)) {
 		f = map_file(fd, path, used, err, errlen, &ret);
 		if (f) {
 			f->hdr_checked = u.h;

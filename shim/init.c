@@ -102,6 +102,14 @@ static void report_unmatched(void)
 			       "entry patching cannot wrap it; CACHESHIM_HOOK=got or both wraps "
 			       "its calls",
 			       tp->glob);
+		else if (tp->ifuncs && exact)
+			/* memcpy: memcpy@GLIBC_2.2.5 is a function, the default
+			 * memcpy@@GLIBC_2.14 that programs link to an IFUNC (a
+			 * review helper). */
+			cs_log("'%s' is also an IFUNC (its implementation is chosen at load "
+			       "time), likely the version programs call: entry patching wraps "
+			       "only its other version; CACHESHIM_HOOK=got or both wraps its calls",
+			       tp->glob);
 		else if (tp->ifuncs && !exact)
 			cs_log("target '%s' names %u IFUNC%s (%s%s) that entry patching cannot "
 			       "wrap (the implementation is chosen at load time); "

@@ -594,7 +594,7 @@ void *cs_output_reserve(uint32_t size)
 void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align, uint32_t skew)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
-	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED), pad;
+	uint64_t off = __atomic_load_n(&hdr->used, __ATOMIC_RELAXED), pad, end;
 	struct cs_block *b;
 
 	/* Full: nothing reserved any more, not even space (each try moved
@@ -610,14 +610,11 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 			return NULL;
 	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + pad + size, 1,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-	if (out_full || grow(off + pad + size) < 0) {
-		/* No room on the file system: the reservation stays unused (a
-		 * zero-size block, where a reader's walk ends), and nothing is
-		 * reserved after it. */
-		out_full = 1;
-		return NULL;
-	}
-	/* (A page that cannot be backed: no room either.) */
+	end = off + pad + size;
+	/* No room on the file system (or a page that cannot be backed): the
+	 * reservation stays unused, and nothing is reserved after it. */
+	if (out_full || grow(end) < 0)
+		goto full;
 	if (pad) {
 		if (prefault(off, pad) < 0)
 			goto full;
@@ -631,6 +628,14 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 	return b;
 full:
 	out_full = 1;
+	/* The reservation left a zero-size block, where a reader's walk ends:
+	 * another thread's reservation already under way may still succeed
+	 * past it, and its calls would be in no row and in no count (review
+	 * helper 52).  Where this block's first page can be backed, a pad
+	 * over the whole reservation keeps the walk going. */
+	if (cs_syscall6(SYS_madvise, (long)((char *)hdr + (off & ~4095ull)), 4096,
+			MADV_POPULATE_WRITE, 0, 0, 0) == 0)
+		pad_at(off, end - off);
 	return NULL;
 }
 

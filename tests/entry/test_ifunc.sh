@@ -64,6 +64,18 @@ report_csv glob
 [ "$(csv_one glob "function=fn,event=tsc" calls)" = 100 ] ||
 	{ show "$T/glob.csv"; fail "glob: fn's calls"; }
 
+# memcpy in glibc: memcpy@GLIBC_2.2.5 a function, the default
+# memcpy@@GLIBC_2.14 that programs link to an IFUNC: entry patching takes
+# the old version only, and says so.
+libc=$(ldd ./prog | awk '/libc\.so/ { print $3 }')
+if nm -D "$libc" | grep -q ' T memcpy@GLIBC_2.2.5$' &&
+	nm -D "$libc" | grep -q ' i memcpy@@GLIBC_2.14$'; then
+	hook_run memcpy entry tsc memcpy ./prog
+	[ "$status" -eq 0 ] || { show "$T/memcpy.err"; fail "memcpy: exit status $status"; }
+	same_output plain memcpy
+	expect_line memcpy "^cacheshim: 'memcpy' is also an IFUNC"
+fi
+
 for hook in got both; do
 	hook_run $hook $hook tsc fi ./prog
 	[ "$status" -eq 0 ] || { show "$T/$hook.err"; fail "$hook: exit status $status"; }
