@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +44,10 @@
  *   sites        bench_inc from 10,000 distinct call sites
  *   targets1     bench_f0 from 1,000 call sites
  *   targets1000  bench_f0 .. bench_f999, one call site each
+ *   jumpstorm    bench_inc from one call site while a SIGALRM every 40 us
+ *                siglongjmps out of wherever the program is (sometimes
+ *                out of the shim's own recording of a call): what a
+ *                program that leaves calls by siglongjmp costs
  *   pmu          prints 1 if a hardware cycles counter opens here, else 0
  *   bracket      prints the median TSC ticks a hand-written fenced rdtsc
  *                pair reads around a call of an empty function (CALLS
@@ -48,7 +55,7 @@
  *                compare with cacheshim's calibration median
  */
 
-enum mode { LOOP, SITES, TARGETS1, TARGETS1000 };
+enum mode { LOOP, SITES, TARGETS1, TARGETS1000, JUMPSTORM };
 
 #define MAX_THREADS 16
 
@@ -91,6 +98,46 @@ static __attribute__((noinline)) long loop(long n, long x)
 	return x;
 }
 
+static sigjmp_buf storm_env;
+static volatile sig_atomic_t in_storm; /* storm_env is live */
+
+/* Jumps only into a running storm(): the timing code around it stays. */
+static void storm_alarm(int sig)
+{
+	(void)sig;
+	if (in_storm)
+		siglongjmp(storm_env, 1);
+}
+
+/* loop, with the SIGALRM storm's jumps landing back in it: n steps made,
+ * a call jumped out of counted as a step not made. */
+static __attribute__((noinline)) long storm(long n, long x)
+{
+	volatile long i = 0, acc = x;
+
+	sigsetjmp(storm_env, 1);
+	in_storm = 1;
+	while (i < n) {
+		acc = bench_inc(acc);
+		i = i + 1;
+	}
+	in_storm = 0;
+	return acc;
+}
+
+/* The storm for the whole run (chunks included). */
+static void storm_start(void)
+{
+	struct itimerval every = {{0, 40}, {0, 40}};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = storm_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+}
+
 /* Makes about n calls (rounded down to whole units); returns a value
  * that depends on every call, so none can be left out. */
 static long work(long n, long x)
@@ -112,6 +159,8 @@ static long work(long n, long x)
 		for (i = 0; i < units; i++)
 			x = bench_targets_many(x);
 		return x;
+	case JUMPSTORM:
+		return storm(n, x);
 	}
 	return x;
 }
@@ -305,7 +354,7 @@ int main(int argc, char **argv)
 			out = optarg;
 			break;
 		default:
-			fputs("usage: bench [-m loop|sites|targets1|targets1000|pmu|bracket] [-n CALLS] "
+			fputs("usage: bench [-m loop|sites|targets1|targets1000|jumpstorm|pmu|bracket] [-n CALLS] "
 			      "[-k CHUNKS] [-w WARMUP] [-t THREADS] [-o FILE]\n",
 			      stderr);
 			return 2;
@@ -328,6 +377,9 @@ int main(int argc, char **argv)
 		opt.mode = TARGETS1;
 	} else if (!strcmp(m, "targets1000")) {
 		opt.mode = TARGETS1000;
+	} else if (!strcmp(m, "jumpstorm")) {
+		opt.mode = JUMPSTORM;
+		storm_start();
 	} else {
 		fprintf(stderr, "bench: unknown mode '%s'\n", m);
 		return 2;

@@ -41,9 +41,12 @@ void cs_log_init(void);
 /* A series merge waits for a claimed number's call to add itself to its
  * window (a signal handler's call interrupted it) at most this many calls
  * (shim/thread.c); meanwhile only every CS_MERGE_RECHECK-th call takes the
- * slow path to look again, the others skip the series in the hot path. */
+ * slow path to look again (summing the windows' counts: 256 lines), the
+ * others skip the series in the hot path.  bench -m jumpstorm, ns a call:
+ * 2,232 when every call looked, 322 every 64th, 124-151 every 256th,
+ * against 116 with series off. */
 #define CS_MERGE_WAITS 65536u
-#define CS_MERGE_RECHECK 64u
+#define CS_MERGE_RECHECK 256u
 
 struct cs_target_pattern {
 	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
