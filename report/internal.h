@@ -97,6 +97,7 @@ struct cs_file {
 	uint64_t used; /* header.used with CS_USED_SEALED masked off */
 	uint64_t end; /* offset where the block walk stopped */
 	int incomplete; /* header.state is CS_STATE_RUNNING */
+	int live_short; /* running, and the file ends before header.used */
 	char damage[256]; /* first problem past the header, "" if none */
 	unsigned ndamage; /* problems found past the header */
 	unsigned nmerging; /* series blocks skipped: merging when the program ended */

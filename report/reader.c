@@ -805,7 +805,8 @@ static int walk(struct cs_file *f)
 
 	while (off < f->used) {
 		if (f->used - off < sizeof(b)) {
-			damage(f, "block at offset %llu: truncated block header", (ull)off);
+			if (!f->live_short)
+				damage(f, "block at offset %llu: truncated block header", (ull)off);
 			break;
 		}
 		memcpy(&b, f->data + off, sizeof(b));
@@ -819,6 +820,10 @@ static int walk(struct cs_file *f)
 			break;
 		}
 		if (b.size > f->used - off) {
+			/* A running file's last reservation, growing or
+			 * without room (limit_used): the end. */
+			if (f->live_short)
+				break;
 			damage(f,
 			       "block at offset %llu: size %u runs past the end of the blocks "
 			       "(%llu)",
@@ -966,25 +971,32 @@ static struct cs_file *file_new(const char *name, uint64_t used, void *mapped, c
 }
 
 /* The end of the blocks: header.used, but never past what was reserved
- * or what the file holds.  Returns it; records damage when it cuts. */
+ * or what the file holds.  Returns it; records damage when it cuts, but
+ * for a running file's end (*live_short). */
 static uint64_t limit_used(const struct cs_file_header *h, uint64_t used, uint64_t fsize, char *msg,
-			   size_t msglen)
+			   size_t msglen, int *live_short)
 {
 	msg[0] = '\0';
+	*live_short = 0;
 	if (used > h->capacity) {
 		snprintf(msg, msglen, "used size %llu exceeds the capacity %llu", (ull)used,
 			 (ull)h->capacity);
 		used = h->capacity < CS_HEADER_SIZE ? CS_HEADER_SIZE : h->capacity;
 	}
-	if (used > fsize) {
-		if (!msg[0])
-			snprintf(
-				msg, msglen,
-				"truncated: the header says %llu bytes are used, the file has %llu",
-				(ull)used, (ull)fsize);
-		used = fsize;
-	}
-	return used;
+	if (used <= fsize)
+		return used;
+	if (!msg[0] && h->state == CS_STATE_RUNNING)
+		/* A running writer moves header.used on before it grows the
+		 * file, and a growth that found the file system full left it
+		 * there for good (a live report on a full disk said the file
+		 * was damaged): what lies past the end is that reservation,
+		 * not damage (walk). */
+		*live_short = 1;
+	else if (!msg[0])
+		snprintf(msg, msglen,
+			 "truncated: the header says %llu bytes are used, the file has %llu",
+			 (ull)used, (ull)fsize);
+	return fsize;
 }
 
 static int finish(struct cs_file *f, const char *cut, struct cs_file **out, char *err,
@@ -1024,7 +1036,7 @@ int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_fil
 	struct cs_file *f;
 	char cut[256];
 	uint64_t used;
-	int ret;
+	int ret, live_short;
 
 	*out = NULL;
 	ret = check_start(buf, len, name, err, errlen);
@@ -1034,10 +1046,11 @@ int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_fil
 	ret = check_header(&h, name, err, errlen, &used);
 	if (ret)
 		return ret;
-	used = limit_used(&h, used, len, cut, sizeof(cut));
+	used = limit_used(&h, used, len, cut, sizeof(cut), &live_short);
 	f = file_new(name, used, NULL, err, errlen, &ret);
 	if (!f)
 		return ret;
+	f->live_short = live_short;
 	memcpy(f->data, buf, used);
 	return finish(f, cut, out, err, errlen);
 }
@@ -1261,7 +1274,7 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 	size_t first;
 	char cut[256];
 	void *buf;
-	int fd, ret, notreg;
+	int fd, ret, notreg, live_short;
 
 	*out = NULL;
 	fd = open_regular(path, &st, &notreg);
@@ -1284,11 +1297,12 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 		close(fd);
 		return ret;
 	}
-	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut));
+	used = limit_used(&u.h, used, (uint64_t)st.st_size, cut, sizeof(cut), &live_short);
 	if (u.h.state == CS_STATE_COMPLETE && u.h.version == CS_FORMAT_VERSION &&
 	    !tmpfs_holes(fd, used)) {
 		f = map_file(fd, path, used, err, errlen, &ret);
 		if (f) {
+			f->live_short = live_short;
 			f->hdr_checked = u.h;
 			f->hdr = &f->hdr_checked;
 		}
@@ -1306,6 +1320,7 @@ int cs_reader_load(const char *path, struct cs_file **out, char *err, size_t err
 		close(fd);
 		return ret;
 	}
+	f->live_short = live_short;
 	memcpy(f->data, u.b, CS_HEADER_SIZE);
 	ret = read_data(fd, f->data, CS_HEADER_SIZE, used);
 	close(fd);

@@ -313,6 +313,13 @@ static void m_running(struct fx *x, size_t *len)
 	fx_header(x)->state = CS_STATE_RUNNING;
 	fx_header(x)->used &= ~CS_USED_SEALED;
 }
+/* A running file shorter than header.used: a reservation whose growth is
+ * under way, or found the file system full (then for good). */
+static void m_running_short(struct fx *x, size_t *len)
+{
+	m_running(x, len);
+	*len -= 5000;
+}
 
 static const struct bad_case bad_cases[] = {
 	{__LINE__, m_magic, 1, "not a cacheshim report (bad magic)"},
@@ -348,6 +355,7 @@ static const struct bad_case bad_cases[] = {
 	{__LINE__, m_unknown_type, 0, NULL},
 	{__LINE__, m_unpublished, 0, NULL},
 	{__LINE__, m_running, 0, NULL},
+	{__LINE__, m_running_short, 0, NULL},
 };
 
 static void test_rejections(void)
