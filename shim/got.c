@@ -380,7 +380,10 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	}
 	b = cs_output_reserve(sizeof(*b));
 	if (!b) {
-		CS_LOG_ONCE("report file full; '%s' and later are not wrapped", name);
+		CS_LOG_ONCE("report file full (%s); '%s' and later are not wrapped",
+			    cs_output_no_room() ? "no room left on the file system"
+						: "CACHESHIM_CAPACITY_MB",
+			    name);
 		return -1;
 	}
 	i = (int)cs_g.ntargets;

@@ -766,6 +766,9 @@ int cs_output_populate(const void *p, uint64_t len);
 /* The same after writing zeros over the whole pages of the range when it
  * is large (faster on ext4): only for bytes nobody else may be writing. */
 int cs_output_prefault(const void *p, uint64_t len);
+/* Whether reserving failed for want of room on the file system (not for
+ * the capacity): what the messages about a full file blame. */
+int cs_output_no_room(void);
 void cs_output_publish(void *block, uint32_t type);
 /* The seal without a system call (under the program's seccomp filter):
  * COMPLETE, not trimmed. */

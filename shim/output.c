@@ -463,8 +463,9 @@ static int map_new_file(void)
 		}
 		if (err < 0) {
 			munmap(hdr, out_capacity);
+			/* (A page that cannot be backed says EFAULT.) */
 			cs_log("cannot size report file '%s': %s; not profiling", out_path,
-			       strerror(-err));
+			       strerror(err == -EFAULT ? ENOSPC : -err));
 			goto fail;
 		}
 	}
@@ -571,6 +572,11 @@ static int prefault(uint64_t off, uint64_t size)
 	 * (a series' later windows are mapped as calls reach them), and
 	 * mapping a page in writes nothing. */
 	return cs_output_populate((char *)cs_g.hdr + off, size);
+}
+
+int cs_output_no_room(void)
+{
+	return __atomic_load_n(&out_full, __ATOMIC_RELAXED);
 }
 
 int cs_output_prefault(const void *p, uint64_t len)

@@ -418,7 +418,12 @@ static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint
 		/* Sealed (at exit: a call stdio makes while flushing after our
 		 * destructor): no new blocks, the call is counted as lost, and
 		 * the file is not full, so nothing is said. */
-		if (!(__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED))
+		if (__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED)
+			;
+		else if (cs_output_no_room())
+			CS_LOG_ONCE("no room left on the file system for the report file; calls "
+				    "of new call sites are not recorded");
+		else
 			CS_LOG_ONCE("report file full (CACHESHIM_CAPACITY_MB); calls of new call "
 				    "sites are not recorded");
 		return NULL;
@@ -517,6 +522,8 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	b = new_site(t, target, callsite, key);
 	if (b)
 		remember(t, target, callsite, key, b);
+	else /* not made (no room): not one of the blocks that fill the file */
+		__atomic_fetch_sub(&cs_g.nsites, 1, __ATOMIC_RELAXED);
 	return b;
 }
 
@@ -663,8 +670,12 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 		      (uint32_t)size,
 		      (uint32_t)(sizeof(*sb) + CS_SERIES_READY_FIRST * cs_window_size(cs_g.nevents)),
 		      64, sizeof(*sb)))) {
-		CS_LOG_ONCE("series over time use a quarter of the report file; functions "
-			    "first called after that have none (CACHESHIM_CAPACITY_MB)");
+		if (cs_output_no_room())
+			CS_LOG_ONCE("no room left on the file system for the report file; "
+				    "functions first called after that have no series over time");
+		else
+			CS_LOG_ONCE("series over time use a quarter of the report file; functions "
+				    "first called after that have none (CACHESHIM_CAPACITY_MB)");
 		t->series[idx] = CS_NO_SERIES;
 		return CS_NO_SERIES;
 	}

@@ -43,15 +43,20 @@ static void fill(const char *path)
 	close(fd);
 }
 
+/* prog N [FILL [EARLY]]: f0..f63 once (with EARLY, only the first EARLY
+ * of them before filling FILL's file system, the rest after), then f0 N
+ * times. */
 int main(int argc, char **argv)
 {
 	long n = atol(argv[1]), s = 0, i;
-	int k;
+	int k, early = argc > 3 ? atoi(argv[3]) : 64;
 
-	for (k = 0; k < 64; k++)
+	for (k = 0; k < early; k++)
 		s += fns[k](0);
 	if (argc > 2)
 		fill(argv[2]);
+	for (k = early; k < 64; k++)
+		s += fns[k](0);
 	for (i = 0; i < n; i++)
 		s += fns[0](i);
 	printf("%ld\n", s);
@@ -143,3 +148,20 @@ read -r calls windows < <(series_calls full f0)
 [ "$calls" = $((N + 1)) ] || fail "full disk: series of f0 holds $calls calls, want $((N + 1))"
 [ "$windows" -le 16 ] || fail "full disk: $windows windows, 16 could be allocated"
 echo "full disk: $calls calls in $windows windows"
+
+# 56 targets first called after the fill: their call sites find no room,
+# which is what the shim says (it blamed CACHESHIM_CAPACITY_MB).
+plain_run plain ./prog 10 "$T/fs/fill" 8
+expect_status plain 0
+rm -f "$T/fs/fill" "$T/fs/full.csr"
+status=0
+CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS='f*' \
+	CACHESHIM_OUTPUT="$T/fs/late.csr" LD_PRELOAD="$CS_SHIM" \
+	./prog 10 "$T/fs/fill" 8 >"$T/late.out" 2>"$T/late.err" || status=$?
+expect_status late 0
+same_output plain late
+grep -q "^cacheshim: no room left on the file system for the report file" "$T/late.err" ||
+	{ show "$T/late.err"; fail "late: no line saying the file system has no room"; }
+! grep -q "CACHESHIM_CAPACITY_MB" "$T/late.err" ||
+	{ show "$T/late.err"; fail "late: the capacity blamed for a full file system"; }
+echo "late targets on the full tmpfs: said there is no room"
