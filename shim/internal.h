@@ -40,7 +40,11 @@ void cs_log_init(void);
 #define CS_SERIES_READY_FIRST 16u /* series windows mapped in when it is made */
 /* A series merge waits for a claimed number's call to add itself to its
  * window (a signal handler's call interrupted it) at most this many calls
- * (shim/thread.c); meanwhile only every CS_MERGE_RECHECK-th call takes the
+ * (shim/thread.c): many, since under a storm of signals the interrupted
+ * call may get no further for a long while (with 16, handler calls on a
+ * thread signalled without pause still merged under it); a bound only for
+ * a number that a handler jumping out of its call left claimed for good.
+ * Meanwhile only every CS_MERGE_RECHECK-th call takes the
  * slow path to look again (summing the windows' counts: 256 lines), the
  * others skip the series in the hot path.  bench -m jumpstorm, ns a call:
  * 2,232 when every call looked, 322 every 64th, 124-151 every 256th,

@@ -831,10 +831,10 @@ static void merge_windows(struct cs_series_block *sb, int whole, unsigned count)
 
 /* The series' windows up to window w (at least) mapped in, and ready
  * raised past them: the hot path uses no window at or past ready.  Ready
- * stays a power of two (merges pair the windows below it).  Mapping them
- * in gets their pages disk space (a series' later windows have none until
- * then: shim/output.c); if the file system has no room, ready stays and
- * -ENOSPC is returned.  Zeros are written over them first when that pays
+ * stays a power of two (merges pair the windows below it).  Where the
+ * file's pages get space only as they are mapped in (a tmpfs:
+ * shim/output.c), mapping them in fails without room: then ready stays
+ * and -ENOSPC is returned.  Zeros are written over them first when that pays
  * (cs_output_prefault: ~1 µs a page against ~3 for mapping alone), so with
  * series_busy up, as for a merge: a signal handler's call meanwhile skips
  * the series, and none can write into these windows behind the zeros. */
@@ -871,14 +871,6 @@ static uint64_t windows_calls(const struct cs_series_block *sb)
 		n += ((const struct cs_window *)((const char *)(sb + 1) + i * sb->window_size))->calls;
 	return n;
 }
-
-/* How many merges in a row may wait for a call in flight (below; the
- * constant is in internal.h, the hot path counts waits too): many,
- * since under a storm of signals the interrupted call may get no further
- * for a long while (with 16, handler calls on a thread signalled without
- * pause still merged under it); a bound only for a number that a handler
- * jumping out of its call left claimed for good, whose series would
- * otherwise take the slow path at every call. */
 
 uint64_t cs_thread_exit_slow(struct cs_frame *f)
 {
