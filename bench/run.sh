@@ -160,6 +160,7 @@ configs=(
 	"cs_pf_th1|cacheshim \`perf::PAGE-FAULTS\`, 1 thread|cs|CACHESHIM_EVENTS=perf::PAGE-FAULTS CACHESHIM_TARGETS=bench_inc|-t 1 $LR"
 	"cs_pf_th2|cacheshim \`perf::PAGE-FAULTS\`, 2 threads|cs|CACHESHIM_EVENTS=perf::PAGE-FAULTS CACHESHIM_TARGETS=bench_inc|-t 2 $LR"
 	"none_js|no tool: bench_inc under a SIGALRM storm (siglongjmp every 40 µs)|plain||-m jumpstorm $LT"
+	"floor_js|floor: rdtsc pair wrapper, the same storm|preload:libfloor_rdtsc.so||-m jumpstorm $LT"
 	"cs_js|cacheshim \`tsc\`, the same storm|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc|-m jumpstorm $LT"
 	"cs_js_ns|cacheshim \`tsc\`, the same storm, CACHESHIM_SERIES=0|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc CACHESHIM_SERIES=0|-m jumpstorm $LT"
 	"acc_bare|hand-written fenced rdtsc pair around an empty function|plain||-m bracket -n 100000"
@@ -517,9 +518,10 @@ row floor_rd1_th1 - - base info
 row floor_rd1_th2 - floor_rd1_th1 thr info "1 thread"
 row cs_pf_th1 - - base info
 row cs_pf_th2 - cs_pf_th1 thr ">=1.8" "1 thread"
-section "siglongjmp storm (ns per loop step; ratio to series off)"
+section "siglongjmp storm (ns per loop step; ratio to the floor under the storm, and to series off)"
 row none_js - - base info
-row cs_js_ns none_js - base info
+row floor_js none_js - floor info
+row cs_js_ns none_js floor_js added info "rdtsc floor, storm" none_js
 row cs_js none_js cs_js_ns added info "series off" none_js
 section "accuracy: TSC ticks read around an empty function (median; ratio to the hand-written pair)"
 row acc_bare - - base info
