@@ -98,10 +98,14 @@ static __attribute__((noinline)) long loop(long n, long x)
 	return x;
 }
 
-static sigjmp_buf storm_env;
-static volatile sig_atomic_t in_storm; /* storm_env is live */
+/* Per thread: with -t the timer's SIGALRM goes to any thread of the
+ * process, often the main one waiting in pthread_join, and a shared buffer
+ * made it jump onto a worker's stack (a crash at once). */
+static __thread sigjmp_buf storm_env;
+static __thread volatile sig_atomic_t in_storm; /* storm_env is live */
 
-/* Jumps only into a running storm(): the timing code around it stays. */
+/* Jumps only into a storm() running on this thread: the timing code
+ * around it, and other threads, stay. */
 static void storm_alarm(int sig)
 {
 	(void)sig;
@@ -123,6 +127,17 @@ static __attribute__((noinline)) long storm(long n, long x)
 	}
 	in_storm = 0;
 	return acc;
+}
+
+/* SIGALRM blocked (how = SIG_BLOCK) or not (SIG_UNBLOCK) on this thread:
+ * with -t only the threads that storm take the storm's signals. */
+static void storm_mask(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	pthread_sigmask(how, &set, NULL);
 }
 
 /* The storm for the whole run (chunks included). */
@@ -230,6 +245,8 @@ static void *thread_main(void *arg)
 	struct samples *s = arg;
 	long made = opt.calls / unit_calls() * unit_calls(), c;
 
+	if (opt.mode == JUMPSTORM)
+		storm_mask(SIG_UNBLOCK);
 	s->x = work(opt.warmup, s->x);
 	if (opt.threads > 1)
 		pthread_barrier_wait(&opt.start);
@@ -269,6 +286,9 @@ static double run(long *used, long *total)
 	if (!opt.spawn) {
 		thread_main(&s[0]);
 	} else {
+		/* The workers unblock it (thread_main). */
+		if (opt.mode == JUMPSTORM)
+			storm_mask(SIG_BLOCK);
 		for (i = 0; i < opt.threads; i++)
 			if (pthread_create(&tid[i], NULL, thread_main, &s[i]) != 0)
 				return -1;
