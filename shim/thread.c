@@ -900,7 +900,10 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 
 			if (count < CS_SERIES_WINDOWS &&
 			    populate_windows(t, sb, sb->calls >> sb->shift) == 0) {
-				/* mapped in */
+				/* Mapped in: no merge, so no wait for one (a
+				 * count left over made the hot path skip calls
+				 * when the windows next filled: helper 54). */
+				t->merge_waits[f->target_idx] = 0;
 			} else if (windows_calls(sb) + t->series_lost[f->target_idx] != sb->calls &&
 				   t->merge_waits[f->target_idx] < CS_MERGE_WAITS) {
 				/* A claimed number whose call has not added
