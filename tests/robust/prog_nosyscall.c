@@ -19,6 +19,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Installs the filter of n instructions and runs argv under it. */
+static int run_filtered(struct sock_filter *insns, unsigned short n, char **argv)
+{
+	struct sock_fprog prog = {n, insns};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp");
+		return 1;
+	}
+	execvp(argv[0], argv);
+	perror("exec");
+	return 127;
+}
+
 /* Runs argv with madvise(MADV_POPULATE_WRITE) failing as a kernel that
  * does not know it fails it (EINVAL). */
 static int old_kernel(char **argv)
@@ -31,16 +46,8 @@ static int old_kernel(char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = {sizeof(insns) / sizeof(insns[0]), insns};
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-		perror("seccomp");
-		return 1;
-	}
-	execvp(argv[0], argv);
-	perror("exec");
-	return 127;
+	return run_filtered(insns, sizeof(insns) / sizeof(insns[0]), argv);
 }
 
 int main(int argc, char **argv)
@@ -67,15 +74,7 @@ int main(int argc, char **argv)
 			BPF_STMT(BPF_RET | BPF_K, action),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
-		struct sock_fprog prog = {sizeof(insns) / sizeof(insns[0]), insns};
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-			perror("seccomp");
-			return 1;
-		}
+		return run_filtered(insns, sizeof(insns) / sizeof(insns[0]), argv + 2);
 	}
-	execvp(argv[2], argv + 2);
-	perror("exec");
-	return 127;
 }

@@ -37,6 +37,65 @@ make_fns64()
 	} >fns.h
 }
 
+# make_fill_h: in the current directory, fill.h with fill(PATH), which
+# writes PATH until its file system is full (exit 3 if it cannot open it,
+# 4 if writing stops for another reason), and read_through(PATH), which
+# reads PATH to its end as a reader of a live report file does, for the
+# test programs that fill a file system under the shim.
+make_fill_h()
+{
+	cat >fill.h <<'C'
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void fill(const char *path)
+{
+	static char buf[65536];
+	size_t chunk;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		exit(3);
+	for (chunk = sizeof(buf); chunk; chunk /= 16)
+		while (write(fd, buf, chunk) == (ssize_t)chunk)
+			;
+	if (errno != ENOSPC)
+		exit(4);
+	fsync(fd);
+	close(fd);
+}
+
+static void read_through(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+C
+}
+
+# mount_ext4 DIR: a 64 MB ext4 image loop-mounted on DIR (made), unmounted
+# at exit; exits 77 (skipped) where that cannot be done (not root, no
+# mkfs.ext4, no loop device).
+mount_ext4()
+{
+	mkdir -p "$1"
+	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null ||
+		! truncate -s 64M "$T/disk.img" || ! mkfs.ext4 -q -F "$T/disk.img" >/dev/null 2>&1 ||
+		! mount -o loop "$T/disk.img" "$1" 2>/dev/null; then
+		echo "SKIP: cannot mount an ext4 image (not root, no loop device?)"
+		exit 77
+	fi
+	cleanup_add "umount '$1' 2>/dev/null"
+}
+
 # jump_run TARGETS SERIES PROG ARGS...: PROG ARGS (a program whose signal
 # handler siglongjmps out of it, printing "jumps J" to stderr at the end)
 # without the shim, then under it (event tsc, CACHESHIM_SERIES=SERIES,

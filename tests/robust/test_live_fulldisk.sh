@@ -14,31 +14,12 @@ set -eu
 
 cd "$T"
 make_fns64
+make_fill_h
 cat >prog.c <<'C'
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
+#include "fill.h"
 #include "fns.h"
-
-/* Writes path until the file system is full. */
-static void fill(const char *path)
-{
-	static char buf[65536];
-	size_t chunk;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	if (fd < 0)
-		exit(3);
-	for (chunk = sizeof(buf); chunk; chunk /= 16)
-		while (write(fd, buf, chunk) == (ssize_t)chunk)
-			;
-	if (errno != ENOSPC)
-		exit(4);
-	fsync(fd);
-	close(fd);
-}
 
 /* Calls f0 .. f(before-1), fills the disk (argv[2]), calls the other
  * targets, and runs argv[3] while it still runs. */
@@ -63,14 +44,7 @@ cc=${CC:-cc}
 $cc -O1 -shared -fPIC -o libf.so lib.c
 $cc -O1 -o prog prog.c -L. -lf -Wl,-rpath,"$T" -Wl,-z,now
 
-mkdir "$T/disk"
-if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null ||
-	! truncate -s 64M "$T/disk.img" || ! mkfs.ext4 -q -F "$T/disk.img" >/dev/null 2>&1 ||
-	! mount -o loop "$T/disk.img" "$T/disk" 2>/dev/null; then
-	echo "SKIP: cannot mount an ext4 image (not root, no loop device?)"
-	exit 77
-fi
-cleanup_add "umount '$T/disk' 2>/dev/null"
+mount_ext4 "$T/disk"
 
 # The report runs without the shim; the shell system() starts writes no
 # file of its own (the disk is full).

@@ -18,30 +18,12 @@ set -eu
 N=100000
 cd "$T"
 make_fns64
+make_fill_h
 cat >prog.c <<'C'
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
+#include "fill.h"
 #include "fns.h"
-
-/* Writes path until the file system is full. */
-static void fill(const char *path)
-{
-	static char buf[65536];
-	size_t chunk;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	if (fd < 0)
-		exit(3);
-	for (chunk = sizeof(buf); chunk; chunk /= 16)
-		while (write(fd, buf, chunk) == (ssize_t)chunk)
-			;
-	if (errno != ENOSPC)
-		exit(4);
-	close(fd);
-}
 
 /* prog N [FILL [EARLY]]: f0..f63 once (with EARLY, only the first EARLY
  * of them before filling FILL's file system, the rest after), then f0 N
