@@ -200,8 +200,7 @@ static int collect(const struct cs_elf_func *f, void *arg)
 			mp->never[mp->nnever++] = f->addr;
 		pat = match_name(f->name);
 		if (pat >= 0) {
-			cs_g.settings.targets[pat].matched++;
-			cs_settings_taken(&cs_g.settings, pat, f->name);
+			cs_settings_matched(&cs_g.settings, pat, f->name);
 			if (!cs_g.settings.quiet)
 				cs_log("'%s' returns twice, looks at its caller or is not "
 				       "entered by a call: never wrapped",
@@ -422,16 +421,14 @@ static void patch_candidates(struct module_pass *mp)
 			/* An alias (close, __libc_close) of a function patched
 			 * already, or tried under its first name just before
 			 * (candidates are sorted by address): one patch. */
-			cs_g.settings.targets[c->pattern].matched++;
-			cs_settings_taken(&cs_g.settings, c->pattern, c->name);
+			cs_settings_matched(&cs_g.settings, c->pattern, c->name);
 			continue;
 		}
 		idx = cs_target_add(c->name, c->addr, cs_g.settings.targets[c->pattern].argn,
 				    c->hidden ? CS_HOOK_HIDDEN : 0);
 		if (idx < 0)
 			continue;
-		cs_g.settings.targets[c->pattern].matched++;
-		cs_settings_taken(&cs_g.settings, c->pattern, c->name);
+		cs_settings_matched(&cs_g.settings, c->pattern, c->name);
 		/* A pass after a deferral tries only the deferred ones again. */
 		if (cs_g.targets[idx].entry_done)
 			continue;

@@ -519,8 +519,7 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 				name, d->name && *d->name ? d->name : "the program");
 			continue;
 		}
-		cs_g.settings.targets[pat].matched++;
-		cs_settings_taken(&cs_g.settings, pat, name);
+		cs_settings_matched(&cs_g.settings, pat, name);
 		if (!data)
 			cs_g.targets[idx].block->got_slots++;
 		patched_total++;

@@ -96,9 +96,11 @@ int cs_settings_never_wrap(const char *name);
 int cs_settings_match(const struct cs_settings *s, const char *name);
 /* The same from pattern from on. */
 int cs_settings_match_from(const struct cs_settings *s, const char *name, unsigned from);
-/* Function name, counted under pattern pat (its first), noted as taken by
- * pat in each later pattern it matches too (the start-up message names
- * pat for a later pattern that matched nothing else). */
+/* Function name counted under pattern pat (its first: matched), and noted
+ * as taken by pat in each later pattern it matches too (the start-up
+ * message names pat for a later pattern that matched nothing else). */
+void cs_settings_matched(struct cs_settings *s, int pat, const char *name);
+/* The noting alone (an IFUNC under entry patching: not a match). */
 void cs_settings_taken(struct cs_settings *s, int pat, const char *name);
 /* What every function name a name pattern can match holds: its literal
  * prefix (str[i], len[i] bytes; arrays of CS_MAX_TARGET_PATTERNS).

@@ -385,6 +385,12 @@ int cs_settings_never_wrap(const char *name)
 	return 0;
 }
 
+void cs_settings_matched(struct cs_settings *s, int pat, const char *name)
+{
+	s->targets[pat].matched++;
+	cs_settings_taken(s, pat, name);
+}
+
 void cs_settings_taken(struct cs_settings *s, int pat, const char *name)
 {
 	int j = pat;
