@@ -450,7 +450,7 @@ static int map_new_file(void)
 	 * faulted in page by page as they are reserved anyway. */
 	madvise(hdr, out_capacity, MADV_RANDOM);
 	/* The header's page backed before it is written (out_sparse). */
-	if (madvise(hdr, CS_HEADER_SIZE, MADV_POPULATE_WRITE) != 0 && out_sparse) {
+	if (out_sparse && madvise(hdr, CS_HEADER_SIZE, MADV_POPULATE_WRITE) != 0) {
 		err = -errno;
 		if (err == -EINVAL && out_grows) {
 			/* Known (populate_known) yet refused here: all of the
