@@ -197,8 +197,14 @@ struct cs_site_slot {
 	uint64_t callsite;
 	uint32_t tag; /* cs_site_tag(target, key) */
 	uint32_t site; /* file offset of the site block / CS_SITE_ALIGN; 0:
-			* empty slot (offset 0 is the header); stored last */
+			* empty slot (offset 0 is the header); stored last;
+			* or CS_SITE_NOT_MADE */
 };
+
+/* A slot's site value for a call site whose block could not be made (the
+ * file was full): its calls are not recorded (hotpath.c: not_made).
+ * Offset 64 is inside the header, so no block has it. */
+#define CS_SITE_NOT_MADE 1u
 
 /* Open-addressing table of a thread's sites.  Replaced whole when it grows
  * (one pointer store), and an old table is only unmapped at thread exit:
@@ -274,7 +280,14 @@ struct cs_thread {
 	struct cs_arena arena;
 	uint32_t tid;
 	unsigned exit_rounds; /* key destructor rounds seen at thread exit */
+	/* Calls of call sites whose block could not be made (file full), and
+	 * nested calls since a nested block could not be made (nonzero from
+	 * then on until one is): each CS_NOT_MADE_RECHECK-th tries again. */
+	uint32_t not_made_calls;
+	uint32_t nested_not_made;
 };
+
+#define CS_NOT_MADE_RECHECK 256u
 
 /* Argument size class (0, 1, 2, 4, ... or CS_KEY_NONE) as 0..65. */
 static inline uint32_t cs_key_code(uint64_t key)

@@ -282,6 +282,11 @@ static void table_put(struct cs_site_table *tab, const struct cs_site_slot *in)
 		s = &tab->slot[h & tab->mask];
 		if (!s->site)
 			break;
+		if (s->callsite == in->callsite && s->tag == in->tag) {
+			/* A call site whose block could not be made before. */
+			__atomic_store_n(&s->site, in->site, __ATOMIC_RELEASE);
+			return;
+		}
 	}
 	s->callsite = in->callsite;
 	s->tag = in->tag;
@@ -328,7 +333,7 @@ static int still_valid(const struct cs_site_slot *s, const uint32_t *live, unsig
 {
 	const struct cs_site_block *b;
 
-	if (!s->site)
+	if (s->site <= CS_SITE_NOT_MADE) /* made again if there is room */
 		return 0;
 	b = cs_site_at(s->site);
 	return !b->callsite || (b->module && sorted_has(live, n, b->module));
@@ -360,7 +365,7 @@ static struct cs_site_table *table_carry(struct cs_thread *t, const struct cs_si
 
 		if (still_valid(s, live, n)) {
 			table_put(nt, s);
-		} else if (s->site) {
+		} else if (s->site > CS_SITE_NOT_MADE) {
 			const struct cs_site_block *b = cs_site_at(s->site);
 			uint64_t file = cs_modules_file_any(b->module);
 
@@ -402,8 +407,14 @@ static struct cs_site_block *table_get(const struct cs_site_table *tab, uint32_t
 		if (!s->site)
 			return NULL;
 		if (s->callsite == callsite && s->tag == tag)
-			return cs_site_at(s->site);
+			return s->site == CS_SITE_NOT_MADE ? NULL : cs_site_at(s->site);
 	}
+}
+
+/* Whether the report file is sealed (at exit, or at exec until it fails). */
+static int file_sealed(void)
+{
+	return (__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED) != 0;
 }
 
 /* Makes and publishes a site block; callsite 0 is the overflow row. */
@@ -418,7 +429,7 @@ static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint
 		/* Sealed (at exit: a call stdio makes while flushing after our
 		 * destructor): no new blocks, the call is counted as lost, and
 		 * the file is not full, so nothing is said. */
-		if (__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED)
+		if (file_sealed())
 			;
 		else if (cs_output_no_room())
 			CS_LOG_ONCE("no room left on the file system for the report file; calls "
@@ -440,16 +451,17 @@ static struct cs_site_block *new_site(struct cs_thread *t, uint32_t target, uint
 	return b;
 }
 
-/* Puts (target, callsite, key) -> b in the thread's table, growing it
- * while it is below the size limit.  Returns 0 or -ENOSPC (not cached:
- * that call site's calls take the slow path each time, still counted). */
-static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key,
-		    struct cs_site_block *b)
+/* Puts (target, callsite, key) -> site (a cs_site_at index, or
+ * CS_SITE_NOT_MADE) in the thread's table, growing it while it is below
+ * the size limit.  Returns 0 or -ENOSPC (not cached: that call site's
+ * calls take the slow path each time, still counted). */
+static int remember_site(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key,
+			 uint32_t site)
 {
 	struct cs_site_slot in = {
 		.callsite = callsite,
 		.tag = cs_site_tag(target, key),
-		.site = (uint32_t)(((char *)b - (char *)cs_g.hdr) / CS_SITE_ALIGN),
+		.site = site,
 	};
 	struct cs_site_table *tab = t->sites;
 
@@ -462,6 +474,24 @@ static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uin
 	}
 	table_put(t->sites, &in);
 	return 0;
+}
+
+static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key,
+		    struct cs_site_block *b)
+{
+	return remember_site(t, target, callsite, key,
+			     (uint32_t)(((char *)b - (char *)cs_g.hdr) / CS_SITE_ALIGN));
+}
+
+/* No block could be made for the call site: the file is full, or sealed
+ * (at exit, or at exec: unsealed if that fails).  While full, its calls
+ * are dropped by the hot path from now on, and only every
+ * CS_NOT_MADE_RECHECK-th comes here to try again (hotpath.c: not_made);
+ * sealed, each call still comes here, as the seal may be lifted. */
+static void not_made(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key)
+{
+	if (!file_sealed())
+		remember_site(t, target, callsite, key, CS_SITE_NOT_MADE);
 }
 
 /* Whether target id target is the shim's calibration function. */
@@ -481,7 +511,11 @@ static struct cs_site_block *overflow_row(struct cs_thread *t, uint32_t target, 
 
 	if (!b) {
 		b = new_site(t, target, 0, key);
-		if (!b || remember(t, target, 0, key, b) < 0)
+		if (!b) {
+			not_made(t, target, callsite, key);
+			return NULL;
+		}
+		if (remember(t, target, 0, key, b) < 0)
 			return b;
 	}
 	remember(t, target, callsite, key, b);
@@ -520,10 +554,13 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 		return overflow_row(t, target, callsite, key);
 	}
 	b = new_site(t, target, callsite, key);
-	if (b)
+	if (b) {
 		remember(t, target, callsite, key, b);
-	else /* not made (no room): not one of the blocks that fill the file */
+	} else {
+		/* Not one of the blocks that fill the file. */
 		__atomic_fetch_sub(&cs_g.nsites, 1, __ATOMIC_RELAXED);
+		not_made(t, target, callsite, key);
+	}
 	return b;
 }
 
@@ -882,9 +919,18 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	/* No re-entry guard here: nothing below calls libc (reserving is a
 	 * compare-and-swap, merging plain loops); a signal handler's calls
 	 * wait for the end (signals blocked) and are measured then. */
-	if (f->nchildren && !site->nested && !make_nested(t, site)) {
-		/* File full: keep the call's inclusive values at least. */
-		f->nchildren = 0;
+	if (f->nchildren && !site->nested) {
+		/* File full: keep the call's inclusive values at least; the
+		 * hot path records the thread's next nested calls so too,
+		 * trying again every CS_NOT_MADE_RECHECK-th (hotpath.c:
+		 * nested_skip).  Sealed (exit, exec): each tries. */
+		if (make_nested(t, site)) {
+			t->nested_not_made = 0;
+		} else {
+			f->nchildren = 0;
+			if (!file_sealed())
+				t->nested_not_made = 1;
+		}
 	}
 	if (t->series) {
 		struct cs_series_block *sb = t->series[f->target_idx];

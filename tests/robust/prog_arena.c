@@ -13,24 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/robust/robust.h"
+#include "tests/robust/callsites.h"
 
-#define SITES 48
+#define SITES RT_CALL_SITES
 
 static int nsites;
-
-/* One call instruction per case: the argument differs, so the compiler
- * cannot merge the cases into one call. */
-#define S1(i) case i: return rt_leaf(x + i);
-#define S8(i) S1(i) S1(i + 1) S1(i + 2) S1(i + 3) S1(i + 4) S1(i + 5) S1(i + 6) S1(i + 7)
-
-static long call_site(int i, long x)
-{
-	switch (i) {
-		S8(0) S8(8) S8(16) S8(24) S8(32) S8(40)
-	}
-	return 0;
-}
 
 static void *worker(void *arg)
 {
@@ -39,7 +26,7 @@ static void *worker(void *arg)
 
 	for (i = 0; i < nsites; i++)
 		for (k = 0; k <= i; k++)
-			s += call_site(i, k);
+			s += rt_leaf_at(i, k);
 	if (nsites >= 8)
 		s += rt_ping(4);
 	*(long *)arg = s;
