@@ -212,6 +212,7 @@ static void after_fork_child(void)
 	cs_g.nsites = 0;
 	cs_site_rows_after_fork();
 	cs_g.series_bytes = 0;
+	cs_g.nested_bytes = 0;
 	cs_threads_starting = 0; /* other threads' creations are not the child's */
 	cs_g.generation++;
 	cs_thread_after_fork();

@@ -855,6 +855,7 @@ struct cs_global {
 	uint64_t nrows; /* call sites with rows of their own (siterows.c) */
 	uint64_t max_sites; /* CACHESHIM_MAX_SITES, or max_blocks */
 	uint64_t series_bytes; /* reserved for series blocks (at most 1/4 file) */
+	uint64_t nested_bytes; /* of nested blocks (at most 1/8 file) */
 	uint64_t generation; /* bumped in a forked child: calls in flight at the
 			      * fork belong to the parent's file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site

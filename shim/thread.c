@@ -543,9 +543,15 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	 * fill half the file, new ones share one overflow row per (thread,
 	 * target, key): the file stays bounded and no call goes uncounted. */
 	if (!is_calibration(target) && !cs_site_rows_claim(target, callsite, key)) {
-		CS_LOG_ONCE("more than %llu call sites (CACHESHIM_MAX_SITES); further ones are "
-			    "counted in an overflow row per function",
-			    (unsigned long long)cs_g.max_sites);
+		if (cs_g.settings.max_sites)
+			CS_LOG_ONCE("more than %llu call sites (CACHESHIM_MAX_SITES); further ones "
+				    "are counted in an overflow row per function",
+				    (unsigned long long)cs_g.max_sites);
+		else /* the limit came from the capacity (review helper 56) */
+			CS_LOG_ONCE("more than %llu call sites, as many as half the report file "
+				    "holds (CACHESHIM_CAPACITY_MB, CACHESHIM_MAX_SITES); further ones "
+				    "are counted in an overflow row per function",
+				    (unsigned long long)cs_g.max_sites);
 		return overflow_row(t, target, callsite, key);
 	}
 	if (__atomic_fetch_add(&cs_g.nsites, 1, __ATOMIC_RELAXED) >= cs_g.max_blocks) {
@@ -665,11 +671,27 @@ pass:
 
 static struct cs_nested_block *make_nested(struct cs_thread *t, struct cs_site_block *site)
 {
-	struct cs_nested_block *nb =
-		cs_output_carve(&t->arena, (uint32_t)cs_nested_block_size(cs_g.nevents), 8);
+	uint64_t size = cs_nested_block_size(cs_g.nevents);
+	struct cs_nested_block *nb;
 
-	if (!nb)
+	/* Nested blocks (twice a site block) may take an eighth of the file.
+	 * Unbounded, with the thousands of nesting targets of `ruby` under
+	 * rb_* they took half of it, series the rest, and the calls of later
+	 * call sites were lost instead of going to their own or overflow rows
+	 * (review helper 56: 1.35 M of 2.6 M calls). */
+	if (__atomic_add_fetch(&cs_g.nested_bytes, size, __ATOMIC_RELAXED) >
+	    cs_g.hdr->capacity / 8) {
+		__atomic_sub_fetch(&cs_g.nested_bytes, size, __ATOMIC_RELAXED);
+		CS_LOG_ONCE("nested calls' blocks use an eighth of the report file; call sites "
+			    "first making nested calls after that have no exclusive (--self) values "
+			    "(CACHESHIM_CAPACITY_MB)");
 		return NULL;
+	}
+	nb = cs_output_carve(&t->arena, (uint32_t)size, 8);
+	if (!nb) {
+		__atomic_sub_fetch(&cs_g.nested_bytes, size, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	nb->site = (uint64_t)((char *)site - (char *)cs_g.hdr);
 	nb->nevents = cs_g.nevents;
 	/* Made for the call being recorded (cs_thread_exit_slow): the
@@ -710,6 +732,10 @@ static struct cs_series_block *make_series(struct cs_thread *t, uint32_t idx)
 		if (cs_output_no_room())
 			CS_LOG_ONCE("no room left on the file system for the report file; "
 				    "functions first called after that have no series over time");
+		else if (size > cs_g.hdr->capacity / 4) /* not even one (helper 56) */
+			CS_LOG_ONCE("a series over time takes %llu KB, more than a quarter of the "
+				    "report file: no series (CACHESHIM_CAPACITY_MB)",
+				    (unsigned long long)(size >> 10));
 		else
 			CS_LOG_ONCE("series over time use a quarter of the report file; functions "
 				    "first called after that have none (CACHESHIM_CAPACITY_MB)");
@@ -920,7 +946,8 @@ uint64_t cs_thread_exit_slow(struct cs_frame *f)
 	 * compare-and-swap, merging plain loops); a signal handler's calls
 	 * wait for the end (signals blocked) and are measured then. */
 	if (f->nchildren && !site->nested) {
-		/* File full: keep the call's inclusive values at least; the
+		/* No room (the file is full, or nested blocks' share of it
+		 * is used): keep the call's inclusive values at least; the
 		 * hot path records the thread's next nested calls so too,
 		 * trying again every CS_NOT_MADE_RECHECK-th (hotpath.c:
 		 * nested_skip).  Sealed (exit, exec): each tries. */

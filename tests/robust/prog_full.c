@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Calls made after the report file filled up (tests/robust/test_not_made.sh).
  *
- * Usage: prog_full ROUNDS.  In order:
+ * prog_full fill ROUNDS, in order:
  *  1. rt_callback(fill, 0) once: fill calls rt_leaf from each of the 48
  *     call sites of callsites.h, site i (i + 1) times (1,176 calls), so
  *     that on a small file system the report file fills up inside it and
@@ -12,9 +12,16 @@
  *     filled up (a nested call, for a site without a nested block);
  *  3. ROUNDS times rt_leaf from call site 47, the last one filled (its
  *     block could not be made).
- * Then prints the sum of all results. */
+ *
+ * prog_full nest SITES: first rt_callback(first, 0) from each of SITES
+ * call sites (1 to 48; each call site's block and its nested block), then
+ * rt_leaf from the 48 call sites, site i (i + 1) times: nested blocks made
+ * first must leave room for the call sites after them.
+ *
+ * Either way the program then prints the sum of all results. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/robust/callsites.h"
 
@@ -34,29 +41,39 @@ static long first(long x)
 	return rt_leaf_at(0, x);
 }
 
-/* One call site of rt_callback for both uses (the asm statement after
- * the call keeps it from becoming a jump, whose call site is the caller's). */
-static __attribute__((noinline)) long callback_at(long (*fn)(long), long x)
+static long after_fill(long rounds)
 {
-	long r = rt_callback(fn, x);
+	long k, s = rt_callback_at(0, fill, 0);
 
-	__asm__ volatile("" : "+r"(r));
-	return r;
+	for (k = 0; k < rounds; k++)
+		s += rt_callback_at(0, first, k);
+	for (k = 0; k < rounds; k++)
+		s += rt_leaf_at(RT_CALL_SITES - 1, k);
+	return s;
+}
+
+static long nest_first(int sites)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < sites; i++)
+		s += rt_callback_at(i, first, 0);
+	return s + fill(0);
 }
 
 int main(int argc, char **argv)
 {
-	long rounds, k, s;
+	long n = argc == 3 ? atol(argv[2]) : 0, s;
 
-	if (argc != 2 || (rounds = atol(argv[1])) < 1) {
-		fprintf(stderr, "usage: %s ROUNDS (at least 1)\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "fill") && n >= 1) {
+		s = after_fill(n);
+	} else if (argc == 3 && !strcmp(argv[1], "nest") && n >= 1 && n <= RT_CALL_SITES) {
+		s = nest_first((int)n);
+	} else {
+		fprintf(stderr, "usage: %s fill ROUNDS | nest SITES\n", argv[0]);
 		return 2;
 	}
-	s = callback_at(fill, 0);
-	for (k = 0; k < rounds; k++)
-		s += callback_at(first, k);
-	for (k = 0; k < rounds; k++)
-		s += rt_leaf_at(RT_CALL_SITES - 1, k);
 	printf("sum %ld\n", s);
 	return 0;
 }
