@@ -38,6 +38,17 @@ same_output plain0 shim0
 report_csv shim0 --by function
 want_count shim0 "function=rt_leaf,event=tsc" calls $CALLS
 
+# A thread's first calls, on fresh stack pages, with a 4 KB window: the
+# trampoline's copy of it and the return address it pushes wrote those
+# pages after the counters were read, and each thread's first call
+# counted one page fault (8 for 8 threads); rt_leaf touches no memory.
+CACHESHIM_WINDOW=4096 shim_run window perf::PAGE-FAULTS rt_leaf "$R/prog_threads" $THREADS 100
+expect_status window 0
+report_csv window --by function
+want_count window "function=rt_leaf,event=perf::PAGE-FAULTS" calls $((THREADS * 100))
+want_count window "function=rt_leaf,event=perf::PAGE-FAULTS" total 0
+echo "a 4 KB window on fresh stack pages: no page fault counted"
+
 # The program exits while 2 threads are calling: their last call may be
 # half-recorded (a series number taken but not yet counted, a bucket
 # counted but not the call, a nested call's inclusive value but not its
