@@ -174,7 +174,16 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	s->events_defaulted = !s->nevents;
 
 	v = getenv_fn("CACHESHIM_OUTPUT");
-	if (v && *v && strlen(v) < sizeof(s->output)) {
+	if (v && *v && v[strlen(v) - 1] == '/' &&
+	    strlen(v) + sizeof(CS_DEFAULT_OUTPUT) <= sizeof(s->output)) {
+		/* A directory: the file was named ".1" in it (review helper
+		 * 56); `cacheshim run -o dir/` refuses the pattern. */
+		strcpy(s->output, v);
+		strcat(s->output, CS_DEFAULT_OUTPUT);
+		cs_log("CACHESHIM_OUTPUT '%s' has no file name after its last '/'; writing %s", v,
+		       s->output);
+		err = -EINVAL;
+	} else if (v && *v && strlen(v) < sizeof(s->output)) {
 		strcpy(s->output, v);
 	} else {
 		if (v)

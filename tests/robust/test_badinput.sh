@@ -190,6 +190,27 @@ output_default()
 check output-empty output_default output-empty CACHESHIM_OUTPUT=
 check output-100k output_default output-100k CACHESHIM_OUTPUT="$T/$KB100"
 
+# A directory ("dir/"): the file was named ".1" in it; now the default
+# name there, said.
+output_dir()
+{
+	local name=$1 f
+
+	mkdir -p "$T/$name.out.d"
+	bad_run $name "CACHESHIM_OUTPUT '.*/' has no file name after its last '/'; writing " \
+		CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/$name.out.d/"
+	f=$(find "$T/$name.out.d" -type f)
+	case $f in
+	"$T/$name.out.d/cacheshim.out."[0-9]*) ;;
+	*)
+		ls -lA "$T/$name.out.d" >&2
+		fail "$name: want one cacheshim.out.PID file in the directory"
+		;;
+	esac
+	want_calls $name "$f" tsc
+}
+check output-dir output_dir output-dir
+
 check output-nodir case_run output-nodir 'cannot create report file' none \
 	CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/output-nodir.d/no/x.csr"
 check output-notdir case_run output-notdir 'cannot create report file' none \
