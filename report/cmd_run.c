@@ -395,7 +395,60 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	return merged;
 }
 
-static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim)
+static const char *next_entry(const char **rest, size_t *len);
+
+/* Whether some target of r's files has a name glob matches. */
+static int glob_matched(const struct cs_report *r, const char *glob)
+{
+	const struct cs_target_info *t, *tmp;
+
+	HASH_ITER(hh, r->targets, t, tmp)
+		if (fnmatch(glob, t->k.name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* Says each function glob of list (CACHESHIM_TARGETS' syntax) that no
+ * target of r's files matched: once for the whole run, where each of its
+ * processes said it at start (CACHESHIM_UNMATCHED=0: a shell script's
+ * helper processes said it ~70 times, review helper 56), and knowing the
+ * functions of libraries loaded later too. */
+static void say_unmatched(const struct cs_report *r, const char *list)
+{
+	char tok[CS_TARGET_NAME_MAX + 9];
+	const char *rest = list, *b;
+	size_t n, namelen, i, pids = 0;
+	unsigned argn;
+
+	for (i = 0; i < r->nfiles; i++) {
+		size_t j;
+
+		for (j = 0; j < i && r->files[j].pid != r->files[i].pid; j++)
+			;
+		pids += j == i;
+	}
+	while ((b = next_entry(&rest, &n))) {
+		if (!n || n >= sizeof(tok))
+			continue;
+		memcpy(tok, b, n);
+		tok[n] = '\0';
+		if (cs_target_spec(tok, &namelen, &argn) != CS_TSPEC_OK)
+			continue;
+		tok[namelen] = '\0';
+		/* MODULE+0xOFFSET names no function: its block has the
+		 * symbol's name, when there is one. */
+		if (strchr(tok, '+') || glob_matched(r, tok))
+			continue;
+		cs_warn("run: target '%s' matched no function in %s", tok,
+			pids == 1 ? "the program" : "any of the program's processes");
+	}
+}
+
+/* After the run: the summary of the session's report files (unless
+ * quiet), and the targets that matched nothing (when targets is not
+ * NULL: the shim was told to leave that to the launcher). */
+static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim,
+		      int quiet, const char *targets)
 {
 	struct cs_output_opts o = {.summary = 1, .truncate = 1};
 	struct cs_symbols *syms = NULL;
@@ -414,7 +467,11 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	}
 	n = collect(r, dir, pattern, session);
 	if (n == 0) {
-		cs_warn("run: no report file of this run in %s (was %s loaded?)", dir, shim);
+		if (!quiet)
+			cs_warn("run: no report file of this run in %s (was %s loaded?)", dir,
+				shim);
+	} else if (quiet) {
+		/* (no summary) */
 	} else {
 		syms = cs_symbols_new(NULL);
 		/* The program and the directory as the user gave them:
@@ -428,6 +485,8 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		cs_table_print(stderr, r, syms, &o);
 		fputc('\n', stderr);
 	}
+	if (n && targets)
+		say_unmatched(r, targets);
 	cs_symbols_free(syms);
 	cs_merge_free(r);
 	free(dir);
@@ -663,7 +722,7 @@ int cs_cmd_run(int argc, char **argv)
 	struct sigaction ign, dfl, old_int, old_quit, old_chld, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
-	int c, quiet = 0, pfd[2], status, child_errno = 0, ret;
+	int c, quiet = 0, pfd[2], status, child_errno = 0, ret, unmatched_later;
 	char session[32];
 	uint64_t sid;
 	ssize_t n;
@@ -787,6 +846,11 @@ int cs_cmd_run(int argc, char **argv)
 	shim = check_shim(shim_path());
 	if (!shim)
 		return CS_EXIT_FAIL;
+	/* Targets that match no function are said once at the end, from
+	 * the run's files, where the files can be found (and unless the
+	 * user chose otherwise). */
+	unmatched_later = !getenv("CACHESHIM_UNMATCHED") && !dir_has(output, 'p') &&
+			  !dir_has(output, 'e');
 	sid = new_session();
 	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);
 	if (set_env("CACHESHIM_SESSION", session) ||
@@ -794,7 +858,8 @@ int cs_cmd_run(int argc, char **argv)
 	    (targets && set_env("CACHESHIM_TARGETS", targets)) ||
 	    (own_output && set_env("CACHESHIM_OUTPUT", own_output)) ||
 	    (hook && set_env("CACHESHIM_HOOK", hook)) ||
-	    (quiet && set_env("CACHESHIM_QUIET", "1")) || prepend_preload(shim))
+	    (quiet && set_env("CACHESHIM_QUIET", "1")) ||
+	    (unmatched_later && set_env("CACHESHIM_UNMATCHED", "0")) || prepend_preload(shim))
 		return CS_EXIT_FAIL;
 
 	/* exec failures come back through a close-on-exec pipe: a child
@@ -883,7 +948,8 @@ int cs_cmd_run(int argc, char **argv)
 		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
 		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
 	}
-	if (!quiet)
-		summarize(argv[optind], output, sid, shim);
+	if (!quiet || unmatched_later)
+		summarize(argv[optind], output, sid, shim, quiet,
+			  unmatched_later ? (targets ? targets : getenv("CACHESHIM_TARGETS")) : NULL);
 	return pass_status(status);
 }

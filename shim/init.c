@@ -119,7 +119,7 @@ static void report_unmatched(void)
 		else if (!tp->matched && first >= 0 && first != (int)i)
 			cs_log("target '%s' is taken by the earlier target '%s'", tp->glob,
 			       cs_g.settings.targets[first].glob);
-		else if (!tp->matched)
+		else if (!tp->matched && cs_g.settings.say_unmatched)
 			cs_log("target '%s' matched no function in any loaded module (yet)",
 			       tp->glob);
 	}

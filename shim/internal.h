@@ -80,6 +80,8 @@ struct cs_settings {
 	unsigned hook; /* CACHESHIM_HOOK: CS_HOOK_GOT and/or CS_HOOK_ENTRY */
 	int cache; /* CACHESHIM_CACHE: keep branch scans on disk (default 1) */
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
+	int say_unmatched; /* CACHESHIM_UNMATCHED (default 1): say patterns
+			    * that match no function at start */
 };
 
 /* Parses the CACHESHIM_* variables through getenv_fn (getenv, or a fake

@@ -256,6 +256,17 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 		else
 			err = -EINVAL;
 	}
+	/* Patterns that match no function at start are said, unless the
+	 * launcher says them once at the end of the run, for all of its
+	 * processes (a shell script's every process said them). */
+	s->say_unmatched = 1;
+	v = getenv_fn("CACHESHIM_UNMATCHED");
+	if (v) {
+		if (!parse_uint("CACHESHIM_UNMATCHED", v, 0, 1, &n))
+			s->say_unmatched = (int)n;
+		else
+			err = -EINVAL;
+	}
 	/* How calls are caught: entry patching where it is safe, GOT slots
 	 * for the rest (and for calls that never reach a patched entry). */
 	s->hook = CS_HOOK_GOT | CS_HOOK_ENTRY;

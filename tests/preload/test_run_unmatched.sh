@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# `cacheshim run` says once, at the end, which targets matched no function
+# in any of the program's processes; each process said it at start
+# before (a shell script's every process: ~70 lines for a python3 run
+# through a pyenv wrapper, review helper 56).  The shim leaves it to the
+# launcher (CACHESHIM_UNMATCHED=0) unless the user set that variable.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/preload/run-test.sh"
+
+# Three processes: the shell and two runs of prog_exit (cs_inner twice
+# each, exit 3); the shell goes on and exits 0.
+script='"$1" 2 exit; "$1" 2 exit; exit 0'
+TARGETS='cs_inner,nosuch_fn,cs_inn*,nosuch_*'
+
+# run_unmatched NAME [run options]: cacheshim run of the script in $T/NAME.d.
+run_unmatched()
+{
+	local name=$1
+
+	shift
+	mkdir "$T/$name.d"
+	status=0
+	(cd "$T/$name.d" && CACHESHIM_LIB=$CS_SHIM "$CS_CMD" run -e tsc -t "$TARGETS" "$@" -- \
+		sh -c "$script" sh "$P/prog_exit") >"$T/$name.out" 2>"$T/$name.err" || status=$?
+	[ "$status" -eq 0 ] || { show "$T/$name.err"; fail "$name: status $status, want 0"; }
+}
+
+# lines NAME REGEX: how many lines of NAME's stderr match REGEX.
+lines() { grep -cE -- "$2" "$T/$1.err" || true; }
+
+for q in "" -q; do
+	name=run${q:--}
+	run_unmatched $name $q
+	for t in nosuch_fn 'nosuch_\*'; do
+		n=$(lines $name "^cacheshim: warning: run: target '$t' matched no function in any of the program's processes\$")
+		[ "$n" = 1 ] || { show "$T/$name.err"; fail "$name: $n lines for $t at the end, want 1"; }
+	done
+	n=$(lines $name "matched no function")
+	[ "$n" = 2 ] || { show "$T/$name.err"; fail "$name: $n 'matched no function' lines, want 2"; }
+	"$CS_CMD" report --format csv --by function "$T/$name.d"/cacheshim.out.* >"$T/$name.csv"
+	row=$(csv_one $name "function=cs_inner,event=tsc" calls)
+	[ "$row" = 4 ] || { show "$T/$name.csv"; fail "$name: cs_inner $row calls, want 4"; }
+	echo "run $q: one line per unmatched target at the end, for 3 processes"
+done
+
+# The user's own choice stands: each process says it, the launcher not.
+CACHESHIM_UNMATCHED=1 run_unmatched own
+n=$(lines own "^cacheshim: target 'nosuch_fn' matched no function in any loaded module \(yet\)\$")
+[ "$n" = 3 ] || { show "$T/own.err"; fail "CACHESHIM_UNMATCHED=1: $n start-up lines for nosuch_fn, want 3"; }
+n=$(lines own "^cacheshim: warning: run: target")
+[ "$n" = 0 ] || { show "$T/own.err"; fail "CACHESHIM_UNMATCHED=1: the launcher said it too"; }
+echo "CACHESHIM_UNMATCHED=1: each of the 3 processes says it at start"
