@@ -28,10 +28,13 @@ typedef unsigned __int128 cs_u128;
  * small, always NUL-terminated when len > 0). */
 char *cs_util_u128(cs_u128 v, char *buf, size_t len);
 /* Writes v as a plain decimal: an integer when v is integral, else fixed
- * with up to 3 decimals, trailing zeros dropped.  NaN gives "".  Returns buf. */
+ * with up to 3 decimals, trailing zeros dropped; from 2^64 on (beyond any
+ * counter's value) 15 significant digits with an exponent, "1e+200", a
+ * valid JSON number.  NaN gives "".  Returns buf. */
 char *cs_util_decimal(long double v, char *buf, size_t len);
 /* Writes v for a human: up to 5 digits as is, larger values with a k, M,
- * G, T or P suffix and 3 significant digits.  Returns buf. */
+ * G, T, P or E suffix and 3 significant digits, past that an exponent
+ * ("1e+200").  Returns buf. */
 char *cs_util_human(long double v, char *buf, size_t len);
 /* cs_util_human for an integer, faster. */
 char *cs_util_human_u64(uint64_t v, char *buf, size_t len);

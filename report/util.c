@@ -87,6 +87,12 @@ static int fixed(long double lv, unsigned dec, char *buf, size_t len)
 	return 1;
 }
 
+/* From here on cs_util_decimal writes an exponent: %.3Lf of 1e200 is 201
+ * digits, most of them noise, and cut at a caller's buffer.  Below it are
+ * all the means and totals a 64-bit counter gives, exact as integers in a
+ * long double. */
+#define DECIMAL_MAX 0x1p64L
+
 char *cs_util_decimal(long double v, char *buf, size_t len)
 {
 	char *dot, *end;
@@ -95,6 +101,10 @@ char *cs_util_decimal(long double v, char *buf, size_t len)
 		return buf;
 	if (isnan(v) || isinf(v)) {
 		buf[0] = '\0';
+		return buf;
+	}
+	if (fabsl(v) >= DECIMAL_MAX) {
+		snprintf(buf, len, "%.15Lg", v);
 		return buf;
 	}
 	if (!fixed(v, 3, buf, len))
@@ -149,6 +159,11 @@ char *cs_util_human(long double v, char *buf, size_t len)
 		} else if (!fixed(v, 1, buf, len)) {
 			snprintf(buf, len, "%.1Lf", v);
 		}
+		return buf;
+	}
+	/* Past the last suffix: 1e200 was 180 digits and an E. */
+	if (fabsl(v) >= 999.5e18L) {
+		snprintf(buf, len, "%.3Lg", v);
 		return buf;
 	}
 	v /= 1000.0L;

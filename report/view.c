@@ -718,6 +718,12 @@ static char *format(struct cs_view *v, size_t i, size_t ev, int col, int csv, ch
 	}
 	if (col == CS_COL_BIN_P)
 		return format_p(val, csv, buf, len);
+	/* A derived ratio can be far below the three decimals of a mean:
+	 * 1e-9 is not 0. */
+	if (csv && col >= CS_COL_DERIVED && val != 0 && fabsl(val) < 0.001L) {
+		snprintf(buf, len, "%.6Lg", val);
+		return buf;
+	}
 	if (!csv && val >= 0 && val < 100000 && val == (long double)(uint64_t)val)
 		return cs_util_human_u64((uint64_t)val, buf, len);
 	return csv ? cs_util_decimal(val, buf, len) : cs_util_human(val, buf, len);

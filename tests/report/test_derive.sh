@@ -71,6 +71,21 @@ only_a,not counted
 work,24
 END
 
+# Huge and tiny derived values: an exponent, whole (the CSV cut 1e200 to
+# 127 digits, the table printed 180 digits and an E; 1e-9 was 0).
+run_cmd "$CS_CMD" report -f csv --event tsc --function gamma --derive 'big=1e200' \
+	--derive 'neg=-1e130' --derive 'e20=1e20' --derive 'tiny=tsc/7e9' "$V"
+expect_status $LINENO 0
+csv_pick function,big,neg,e20,tiny
+expect_out $LINENO <<'END'
+function,big,neg,e20,tiny
+gamma,1e+200,-1e+130,1e+20,1e-09
+END
+run_cmd "$CS_CMD" report --event tsc --function gamma --derive 'big=1e200' \
+	--derive 'neg=-1e130' "$V"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" '  gamma     app+0x400  app         1  1e+200  -1e+130'
+
 # Mistakes: usage errors that say what is wrong.
 check_err()
 {

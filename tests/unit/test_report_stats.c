@@ -395,6 +395,15 @@ static const struct {
 	{__LINE__, 1e15L, "1000000000000000"},
 	{__LINE__, 1234.5678L, "1234.568"},
 	{__LINE__, 0.9999L, "1"},
+	/* From 2^64 on: an exponent, never 200 digits cut at the buffer;
+	 * below, every counter value exact. */
+	{__LINE__, 9e18L, "9000000000000000000"},
+	{__LINE__, 18446744073709551615.0L, "18446744073709551615"},
+	{__LINE__, 18446744073709551616.0L, "1.84467440737096e+19"},
+	{__LINE__, 1e20L, "1e+20"},
+	{__LINE__, 1e200L, "1e+200"},
+	{__LINE__, -1e130L, "-1e+130"},
+	{__LINE__, 1.234567890123456789e127L, "1.23456789012346e+127"},
 };
 
 static void test_format(void)
@@ -418,6 +427,9 @@ static void test_format(void)
 	CU_ASSERT_STRING_EQUAL(cs_util_human(123456, buf, sizeof(buf)), "123k");
 	CU_ASSERT_STRING_EQUAL(cs_util_human(1234567, buf, sizeof(buf)), "1.23M");
 	CU_ASSERT_STRING_EQUAL(cs_util_human(12.25L, buf, sizeof(buf)), "12.2");
+	CU_ASSERT_STRING_EQUAL(cs_util_human(1.5e20L, buf, sizeof(buf)), "150E");
+	CU_ASSERT_STRING_EQUAL(cs_util_human(1e200L, buf, sizeof(buf)), "1e+200");
+	CU_ASSERT_STRING_EQUAL(cs_util_human(-1.2345e130L, buf, sizeof(buf)), "-1.23e+130");
 	CU_ASSERT_STRING_EQUAL(cs_util_basename("/a/b/libc.so.6"), "libc.so.6");
 	CU_ASSERT_STRING_EQUAL(cs_util_basename("prog"), "prog");
 }
