@@ -48,6 +48,34 @@ static void event_list(FILE *out, const struct cs_report *r)
 		fputs("none", out);
 }
 
+/* Whether file i's pid is that of an earlier file (an exec chain writes
+ * a file per program under one pid). */
+static int pid_seen(const struct cs_report *r, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (r->files[j].pid == r->files[i].pid)
+			return 1;
+	return 0;
+}
+
+/* "pids: 1, 2": each distinct pid once, in file order ("files:" counts
+ * the files). */
+static void pid_list(FILE *out, const struct cs_report *r)
+{
+	size_t i, npids = 0, shown = 0;
+
+	for (i = 0; i < r->nfiles; i++)
+		npids += !pid_seen(r, i);
+	fprintf(out, "\n%s ", npids == 1 ? "pid:     " : "pids:    ");
+	for (i = 0; i < r->nfiles && shown < MAX_PIDS_SHOWN; i++)
+		if (!pid_seen(r, i))
+			fprintf(out, "%s%u", shown++ ? ", " : "", r->files[i].pid);
+	if (npids > MAX_PIDS_SHOWN)
+		fprintf(out, " and %zu more", npids - MAX_PIDS_SHOWN);
+}
+
 void cs_table_summary(FILE *out, const struct cs_report *r)
 {
 	size_t i, j, shown = 0;
@@ -66,11 +94,7 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 				? cs_util_escape_ctl(r->files[i].program, prog, sizeof(prog))
 				: "?");
 	}
-	fprintf(out, "\n%s ", r->nfiles == 1 ? "pid:     " : "pids:    ");
-	for (i = 0; i < r->nfiles && i < MAX_PIDS_SHOWN; i++)
-		fprintf(out, "%s%u", i ? ", " : "", r->files[i].pid);
-	if (r->nfiles > MAX_PIDS_SHOWN)
-		fprintf(out, " and %zu more", r->nfiles - MAX_PIDS_SHOWN);
+	pid_list(out, r);
 	fprintf(out, "\nfiles:    %zu\nevents:   ", r->nfiles);
 	event_list(out, r);
 	fprintf(out, "\ncalls:    %s measured", cs_util_u128(r->calls, b1, sizeof(b1)));

@@ -63,6 +63,16 @@ expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'pids:     200, 201'
 expect_line $LINENO "$T/out" 'files:    2'
 expect_line $LINENO "$T/out" 'events:   tsc, perf::PAGE-FAULTS, perf::MINOR-FAULTS'
+# Files of one pid (an exec chain writes one per program): the pid once,
+# every file counted (it said "pids: 100, 100").
+run_cmd "$CS_CMD" report "$T/basic.rpt" "$T/basic_copy.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'pid:      100'
+expect_line $LINENO "$T/out" 'files:    2'
+run_cmd "$CS_CMD" report "$T/merge_a.rpt" "$T/basic.rpt" "$T/merge_b.rpt" "$T/basic_copy.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'pids:     200, 100, 201'
+expect_line $LINENO "$T/out" 'files:    4'
 
 # Sums over files wider than 64 bits: 2^63 calls entered, not recorded
 # and set-up ticks in each of two files are 2^64 in all, not 0.
