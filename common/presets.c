@@ -48,6 +48,24 @@ unsigned cs_preset_bits(const char *token)
 	return 0;
 }
 
+char *cs_preset_names(char *buf, size_t len)
+{
+	size_t i, n = 0, k;
+	const char *name;
+
+	for (i = 0; len && i < sizeof(preset_names) / sizeof(preset_names[0]); i++) {
+		/* ", @" before each name but the first: no stdio here (the
+		 * shim's constructor uses it). */
+		for (k = i ? 0 : 2; k < 3 && n + 1 < len; k++)
+			buf[n++] = ", @"[k];
+		for (name = preset_names[i].name; *name && n + 1 < len; name++)
+			buf[n++] = *name;
+	}
+	if (len)
+		buf[n] = '\0';
+	return buf;
+}
+
 static int has_pmu(const struct cs_preset_family *f, const char *pmu, size_t len)
 {
 	const char *const *p;

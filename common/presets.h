@@ -22,8 +22,8 @@
 #define CS_PRESET_IPC 0x10u /* instructions and cycles */
 #define CS_PRESET_CACHE (CS_PRESET_L1 | CS_PRESET_L2 | CS_PRESET_L3)
 #define CS_PRESET_ALL 0x1fu
-/* For messages. */
-#define CS_PRESET_NAMES "@cache, @l1, @l2, @l3, @tlb, @ipc"
+/* Room for cs_preset_names' list, its NUL included. */
+#define CS_PRESET_NAMES_MAX 64
 
 /* A recipe row: one raw event.  event is a libpfm4 event string without a
  * PMU prefix, shorter than CS_EVENT_NAME_MAX (it is the name recorded in
@@ -73,6 +73,12 @@ extern const struct cs_preset_family *const cs_preset_families[];
  * "@cache" (case-insensitive; "@all" is every preset), 0 if it names no
  * preset. */
 unsigned cs_preset_bits(const char *token);
+
+/* Writes the names cs_preset_bits takes, "@cache, @l1, ..., @all", into
+ * buf (for messages: built from the same table, so a preset added there
+ * is listed).  Cut to len - 1 characters, NUL-terminated when len > 0.
+ * Returns buf. */
+char *cs_preset_names(char *buf, size_t len);
 
 /* Returns the family whose pmus include pmu (a libpfm4 PMU name), or NULL. */
 const struct cs_preset_family *cs_preset_family_of(const char *pmu);

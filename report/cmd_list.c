@@ -405,7 +405,10 @@ int cs_cmd_list(int argc, char **argv)
 		f.pattern = argv[optind];
 		f.glob = strpbrk(f.pattern, "*?[") != NULL;
 		if (f.pattern[0] == '@' && !cs_preset_bits(f.pattern)) {
-			cs_err("list: '%s' is not a preset (%s, @all)", f.pattern, CS_PRESET_NAMES);
+			char names[CS_PRESET_NAMES_MAX];
+
+			cs_err("list: '%s' is not a preset (%s)", f.pattern,
+			       cs_preset_names(names, sizeof(names)));
 			return CS_EXIT_USAGE;
 		}
 	}

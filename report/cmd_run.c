@@ -652,8 +652,10 @@ static int check_events(const char *list, const char *what)
 			memcpy(tok, b, n);
 			tok[n] = '\0';
 			if (tok[0] == '@' && !cs_preset_bits(tok)) {
+				char names[CS_PRESET_NAMES_MAX];
+
 				cs_err("run: %s: '%s' is not a preset (%s)", what, tok,
-				       CS_PRESET_NAMES);
+				       cs_preset_names(names, sizeof(names)));
 				ret = CS_EXIT_USAGE;
 			} else if (tok[0] != '@' && strcmp(tok, "tsc")) {
 				if (!loaded) {

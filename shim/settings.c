@@ -93,8 +93,10 @@ static int parse_event(struct cs_settings *s, const char *tok)
 	/* A preset is expanded once the PMU is known (cs_events_setup);
 	 * here only its name is checked. */
 	if (tok[0] == '@' && !cs_preset_bits(tok)) {
+		char names[CS_PRESET_NAMES_MAX];
+
 		cs_log("CACHESHIM_EVENTS: '%s' is not a preset (%s); ignored", tok,
-		       CS_PRESET_NAMES);
+		       cs_preset_names(names, sizeof(names)));
 		return -EINVAL;
 	}
 	for (i = 0; i < s->nevents; i++) {

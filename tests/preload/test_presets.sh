@@ -84,7 +84,7 @@ fi
 
 # A preset that does not exist: one line, the rest measured.
 run bogus @bogus,tsc,perf::PAGE-FAULTS
-only_line bogus "CACHESHIM_EVENTS: '@bogus' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc); ignored"
+only_line bogus "CACHESHIM_EVENTS: '@bogus' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc, @all); ignored"
 measured bogus
 
 # The counter budget, before the run: six family 10h events that each

@@ -141,7 +141,7 @@ expect_status $LINENO 1
 expect_err $LINENO "cacheshim: list: no preset recipe for PMU 'hsw'"
 run_cmd "$CS_CMD" list @l4
 expect_status $LINENO 2
-expect_err $LINENO "cacheshim: list: '@l4' is not a preset"
+expect_err $LINENO "cacheshim: list: '@l4' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc, @all)"
 run_cmd "$CS_CMD" list --pmu no_such_pmu @cache
 expect_status $LINENO 2
 expect_err $LINENO "unknown PMU 'no_such_pmu'"

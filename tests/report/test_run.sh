@@ -284,7 +284,7 @@ refused()
 # even where no PMU can count it: the shim says so when it starts.
 refused $LINENO -e nosuch_event "run: -e: event 'nosuch_event': event not found (\`cacheshim list\` shows the events known here)"
 refused $LINENO -e "tsc, perf::NO_SUCH" "run: -e: event 'perf::NO_SUCH':"
-refused $LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache,"
+refused $LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc, @all)"
 refused $LINENO -e "perf::$(printf '%*s' 70 '' | tr ' ' A)" "is longer than 63 characters"
 refused $LINENO CACHESHIM_EVENTS= nosuch_event "run: CACHESHIM_EVENTS: event 'nosuch_event': event not found"
 run_cmd "$CS_CMD" run -q -e 'tsc,perf::CYCLES,perf::PAGE-FAULTS:u,@cache' -- sh -c 'echo ran'

@@ -378,6 +378,14 @@ static void test_lookups(void)
 	CU_ASSERT_EQUAL(cs_preset_bits("@all"), CS_PRESET_ALL);
 	CU_ASSERT_EQUAL(cs_preset_bits("@l4"), 0);
 	CU_ASSERT_EQUAL(cs_preset_bits("cache"), 0);
+	/* The messages' list: every name cs_preset_bits takes, @all too. */
+	{
+		char names[CS_PRESET_NAMES_MAX], cut[8];
+
+		CU_ASSERT_STRING_EQUAL(cs_preset_names(names, sizeof(names)),
+				       "@cache, @l1, @l2, @l3, @tlb, @ipc, @all");
+		CU_ASSERT_STRING_EQUAL(cs_preset_names(cut, sizeof(cut)), "@cache,");
+	}
 	CU_ASSERT_EQUAL(cs_preset_bits("@"), 0);
 	CU_ASSERT_PTR_NULL(cs_preset_family_of("hsw"));
 	CU_ASSERT_PTR_NULL(cs_preset_family_of("perf"));

@@ -30,9 +30,9 @@ struct preset_case {
 	const char *log; /* a line the parser must print, or NULL for none */
 };
 
-#define UNKNOWN_L4                                                                                 \
-	"cacheshim: CACHESHIM_EVENTS: '@l4' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc); " \
-	"ignored\n"
+#define UNKNOWN_L4                                                                      \
+	"cacheshim: CACHESHIM_EVENTS: '@l4' is not a preset (@cache, @l1, @l2, @l3, @tlb, " \
+	"@ipc, @all); ignored\n"
 
 static const struct preset_case cases[] = {
 	{__LINE__, "@cache", 0, 1, {"@cache"}, NULL},
