@@ -638,9 +638,10 @@ static int check_targets(const char *list, const char *what)
 static int check_events(const char *list, const char *what)
 {
 	struct perf_event_attr attr;
-	char tok[CS_EVENT_NAME_MAX + 1];
+	char tok[CS_EVENT_NAME_MAX + 1], seen[CS_MAX_EVENTS][CS_EVENT_NAME_MAX + 1];
 	const char *rest = list, *b, *why;
 	int loaded = 0, ret = 0, r;
+	unsigned nseen = 0, i;
 	size_t n;
 
 	while (!ret && (b = next_entry(&rest, &n))) {
@@ -651,6 +652,19 @@ static int check_events(const char *list, const char *what)
 		} else if (n) {
 			memcpy(tok, b, n);
 			tok[n] = '\0';
+			for (i = 0; i < nseen && strcmp(seen[i], tok); i++)
+				;
+			if (i < nseen)
+				continue; /* listed twice: the shim takes it once */
+			/* The shim keeps the first 16 and says so in the
+			 * program's stderr: the run measured less than asked. */
+			if (nseen == CS_MAX_EVENTS) {
+				cs_err("run: %s: more than %u events ('%s' and later)", what,
+				       CS_MAX_EVENTS, tok);
+				ret = CS_EXIT_USAGE;
+				break;
+			}
+			strcpy(seen[nseen++], tok);
 			if (tok[0] == '@' && !cs_preset_bits(tok)) {
 				char names[CS_PRESET_NAMES_MAX];
 

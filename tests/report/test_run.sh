@@ -287,6 +287,17 @@ refused $LINENO -e "tsc, perf::NO_SUCH" "run: -e: event 'perf::NO_SUCH':"
 refused $LINENO -e @bogus "run: -e: '@bogus' is not a preset (@cache, @l1, @l2, @l3, @tlb, @ipc, @all)"
 refused $LINENO -e "perf::$(printf '%*s' 70 '' | tr ' ' A)" "is longer than 63 characters"
 refused $LINENO CACHESHIM_EVENTS= nosuch_event "run: CACHESHIM_EVENTS: event 'nosuch_event': event not found"
+# More than the 16 events the shim keeps (it dropped the rest with a line
+# in the program's stderr); a name listed twice counts once.
+ev16=tsc,perf::PAGE-FAULTS,perf::MINOR-FAULTS,perf::MAJOR-FAULTS,perf::CONTEXT-SWITCHES
+ev16=$ev16,perf::CPU-MIGRATIONS,perf::TASK-CLOCK,perf::CPU-CLOCK,perf::CYCLES
+ev16=$ev16,perf::INSTRUCTIONS,perf::BRANCHES,perf::BRANCH-MISSES,perf::CACHE-MISSES
+ev16=$ev16,perf::CACHE-REFERENCES,perf::BUS-CYCLES,perf::DTLB-LOADS
+refused $LINENO -e "$ev16,perf::DTLB-LOAD-MISSES" "cacheshim: run: -e: more than 16 events ('perf::DTLB-LOAD-MISSES' and later)"
+refused $LINENO CACHESHIM_EVENTS= "$ev16,@cache" "cacheshim: run: CACHESHIM_EVENTS: more than 16 events ('@cache' and later)"
+run_cmd "$CS_CMD" run -q -e "$ev16,tsc" -t nosuch_fn -- sh -c 'echo ran'
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" ran
 run_cmd "$CS_CMD" run -q -e 'tsc,perf::CYCLES,perf::PAGE-FAULTS:u,@cache' -- sh -c 'echo ran'
 expect_status $LINENO 0
 expect_out $LINENO <<<"ran"
