@@ -1022,6 +1022,11 @@ int cs_cmd_calibrate(int argc, char **argv)
 
 	if (from)
 		return judge_file(from, &p, csv);
+	/* As run checks them: an unknown name ran the whole calibration
+	 * and printed every row UNSUPPORTED. */
+	ret = cs_run_check_events("calibrate", events, "-e");
+	if (ret)
+		return ret;
 	read_sysfs(&g);
 	read_cpuid_caches(&g);
 	read_cpuid_tlb(&g);

@@ -627,15 +627,12 @@ static int check_targets(const char *list, const char *what)
 	return 0;
 }
 
-/* Checks each event of list (from what: -e or CACHESHIM_EVENTS) as the
- * shim will take it: tsc, a preset, or a name libpfm4 encodes here.  The
- * shim leaves an unknown name out with a line on the program's stderr,
- * and the run measures less than was asked; an event that is known but
- * cannot be opened on this machine (no PMU) is the shim's to say.
- * libpfm4 is loaded only when a name needs it (it costs milliseconds);
- * when it cannot be, the shim says so itself.  Returns 0, or an exit
- * status (said). */
-static int check_events(const char *list, const char *what)
+/* See internal.h.  The shim leaves an unknown name out with a line on
+ * the program's stderr, and the run measures less than was asked; an
+ * event that is known but cannot be opened on this machine (no PMU) is
+ * the shim's to say.  libpfm4 is loaded only when a name needs it (it
+ * costs milliseconds); when it cannot be, the shim says so itself. */
+int cs_run_check_events(const char *cmd, const char *list, const char *what)
 {
 	struct perf_event_attr attr;
 	char tok[CS_EVENT_NAME_MAX + 1], seen[CS_MAX_EVENTS][CS_EVENT_NAME_MAX + 1];
@@ -646,8 +643,8 @@ static int check_events(const char *list, const char *what)
 
 	while (!ret && (b = next_entry(&rest, &n))) {
 		if (n >= sizeof(tok) - 1) {
-			cs_err("run: %s: event '%.*s' is longer than %u characters", what, (int)n,
-			       b, CS_EVENT_NAME_MAX - 1);
+			cs_err("%s: %s: event '%.*s' is longer than %u characters", cmd, what,
+			       (int)n, b, CS_EVENT_NAME_MAX - 1);
 			ret = CS_EXIT_USAGE;
 		} else if (n) {
 			memcpy(tok, b, n);
@@ -659,8 +656,8 @@ static int check_events(const char *list, const char *what)
 			/* The shim keeps the first 16 and says so in the
 			 * program's stderr: the run measured less than asked. */
 			if (nseen == CS_MAX_EVENTS) {
-				cs_err("run: %s: more than %u events ('%s' and later)", what,
-				       CS_MAX_EVENTS, tok);
+				cs_err("%s: %s: more than %u events ('%s' and later)", cmd,
+				       what, CS_MAX_EVENTS, tok);
 				ret = CS_EXIT_USAGE;
 				break;
 			}
@@ -668,7 +665,7 @@ static int check_events(const char *list, const char *what)
 			if (tok[0] == '@' && !cs_preset_bits(tok)) {
 				char names[CS_PRESET_NAMES_MAX];
 
-				cs_err("run: %s: '%s' is not a preset (%s)", what, tok,
+				cs_err("%s: %s: '%s' is not a preset (%s)", cmd, what, tok,
 				       cs_preset_names(names, sizeof(names)));
 				ret = CS_EXIT_USAGE;
 			} else if (tok[0] != '@' && strcmp(tok, "tsc")) {
@@ -680,9 +677,9 @@ static int check_events(const char *list, const char *what)
 				}
 				r = loaded > 0 ? cs_pfm_encode(tok, &attr) : PFM_SUCCESS;
 				if (r != PFM_SUCCESS) {
-					cs_err("run: %s: event '%s': %s (`cacheshim list` shows "
+					cs_err("%s: %s: event '%s': %s (`cacheshim list` shows "
 					       "the events known here)",
-					       what, tok, cs_pfm.strerror(r));
+					       cmd, what, tok, cs_pfm.strerror(r));
 					ret = CS_EXIT_USAGE;
 				}
 			}
@@ -853,9 +850,10 @@ int cs_cmd_run(int argc, char **argv)
 		return ret;
 
 	if (events)
-		ret = check_events(events, "-e");
+		ret = cs_run_check_events("run", events, "-e");
 	else if (getenv("CACHESHIM_EVENTS"))
-		ret = check_events(getenv("CACHESHIM_EVENTS"), "CACHESHIM_EVENTS");
+		ret = cs_run_check_events("run", getenv("CACHESHIM_EVENTS"),
+					  "CACHESHIM_EVENTS");
 	if (ret)
 		return ret;
 

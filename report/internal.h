@@ -920,6 +920,12 @@ int cs_report_add_file(struct cs_report *r, const char *path);
  * or 126/127 when it could not be executed; run may instead kill itself
  * with the signal that killed the program). */
 int cs_cmd_run(int argc, char **argv);
+/* cmd_run.c: checks each event of the comma-separated list as the shim
+ * will take it: tsc, a known preset, a name libpfm4 encodes here, at most
+ * CS_MAX_EVENTS distinct names.  cmd (run, calibrate) and what (-e,
+ * CACHESHIM_EVENTS) name the source in the message.  Returns 0, or
+ * CS_EXIT_USAGE (said on stderr). */
+int cs_run_check_events(const char *cmd, const char *list, const char *what);
 int cs_cmd_report(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 
