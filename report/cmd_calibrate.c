@@ -47,7 +47,8 @@ static void usage(FILE *out)
 	      "  -o, --output FILE    keep the report file of the kernels' run\n"
 	      "      --html FILE      write the latency curve, cache sizes marked, as HTML\n"
 	      "      --from FILE      judge a report file kept with -o (default parameters;\n"
-	      "                       no geometry, no kernels run)\n"
+	      "                       no geometry, no kernels run; -e: only these events\n"
+	      "                       and formulas)\n"
 	      "  -h, --help           this text\n",
 	      out);
 }
@@ -665,6 +666,31 @@ static void print_check(FILE *out, int csv, const char *what, double num, double
 		fprintf(out, "  %-32s %8.2f  (want >= %g)  %s\n", what, ratio, min, v);
 }
 
+/* Whether name is an entry of the comma-separated list only (case
+ * aside, white space around entries ignored); every name when only is
+ * NULL (--from -e: the rows to print). */
+static int shown(const char *only, const char *name)
+{
+	size_t n = strlen(name), len;
+	const char *b = only, *e;
+
+	if (!only)
+		return 1;
+	for (; b; b = *e ? e + 1 : NULL) {
+		e = b + strcspn(b, ",");
+		len = (size_t)(e - b);
+		while (len && isspace((unsigned char)*b)) {
+			b++;
+			len--;
+		}
+		while (len && isspace((unsigned char)b[len - 1]))
+			len--;
+		if (len == n && strncasecmp(b, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Prints a row per preset formula (common/presets_*.c) whose inputs were
  * recorded, at one kernel: its mean per call in the median column
  * (formulas are computed from the inputs' means: the file keeps
@@ -672,7 +698,7 @@ static void print_check(FILE *out, int csv, const char *what, double num, double
 static void print_formulas(FILE *out, const struct cs_report *r, const struct cs_formula *fs,
 			   size_t nf, const struct cs_row *row, const struct cs_row *null_row,
 			   const char *kernel, uint64_t key, const char *argtxt,
-			   const struct cs_calib_params *p, int csv)
+			   const struct cs_calib_params *p, const char *only, int csv)
 {
 	char e[32], vb[48];
 	struct cs_formula_value v, nv;
@@ -683,6 +709,8 @@ static void print_formulas(FILE *out, const struct cs_report *r, const struct cs
 	int have;
 
 	for (j = 0; j < nf; j++) {
+		if (!shown(only, fs[j].f->name))
+			continue;
 		cs_formulas_eval(r, &fs[j], row, &v);
 		have = cs_calib_expect(cs_calib_classify(fs[j].f->name), kernel, key, p, &xe);
 		ex = xe.value;
@@ -727,7 +755,7 @@ static void print_formulas(FILE *out, const struct cs_report *r, const struct cs
 /* The cross-check of the cold kernel: L1D-misses >= L2-misses >=
  * L3-misses per call, over the formulas that were recorded. */
 static void print_order_check(FILE *out, const struct cs_report *r, const struct cs_formula *fs,
-			      size_t nf, const struct cs_row *cold, int csv)
+			      size_t nf, const struct cs_row *cold, const char *only, int csv)
 {
 	static const char *const names[] = {"L1D-misses", "L2-misses", "L3-misses"};
 	double val[3];
@@ -739,7 +767,7 @@ static void print_order_check(FILE *out, const struct cs_report *r, const struct
 		return;
 	for (i = 0; i < 3; i++) {
 		for (j = 0; j < nf; j++) {
-			if (strcasecmp(fs[j].f->name, names[i]) != 0)
+			if (strcasecmp(fs[j].f->name, names[i]) != 0 || !shown(only, names[i]))
 				continue;
 			cs_formulas_eval(r, &fs[j], cold, &v);
 			if (v.status == CS_CALC_OK) {
@@ -766,7 +794,7 @@ static void print_order_check(FILE *out, const struct cs_report *r, const struct
 }
 
 static int print_results(FILE *out, const struct cs_report *r, const struct cs_calib_params *par,
-			 const struct geometry *g, int csv)
+			 const struct geometry *g, const char *only, int csv)
 {
 	struct cs_calib_params lp = *par, *p = &lp;
 	struct kres ks[64] = {0};
@@ -853,6 +881,8 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 			const char *v;
 			int have_exp;
 
+			if (!shown(only, r->events[ev].name))
+				continue;
 			have_exp = cs_calib_expect(c, ks[i].kernel, ks[i].key, p, &xe);
 			ex = xe.value;
 			if (have_exp)
@@ -900,15 +930,17 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 			}
 		}
 		print_formulas(out, r, fs, nf, ks[i].row, null_row, ks[i].kernel, ks[i].key, argtxt,
-			       p, csv);
+			       p, only, csv);
 	}
 	if (!csv)
 		fputs("\n(expected values are net of the null kernel, the bracket's own cost; "
 		      "tsc has no expected value: see the ratios; formulas: mean per call)\n\n"
 		      "checks:\n",
 		      out);
-	print_order_check(out, r, fs, nf, cold, csv);
+	print_order_check(out, r, fs, nf, cold, only, csv);
 	free(fs);
+	if (tsc != SIZE_MAX && !shown(only, r->events[tsc].name))
+		return 0; /* --from -e without tsc: its checks are not asked for */
 	if (tsc == SIZE_MAX) {
 		if (!csv)
 			fputs("  tsc not measured: no checks\n", out);
@@ -934,12 +966,75 @@ static int hardware_events(const struct cs_report *r)
 	return 0;
 }
 
+/* Returns the number of rows of r that are calls of a kernel. */
+static size_t kernel_rows(const struct cs_report *r)
+{
+	size_t nrows, i, n = 0;
+	struct cs_row **rows = cs_merge_sorted(r, &nrows);
+
+	for (i = 0; rows && i < nrows; i++)
+		n += strncmp(rows[i]->k.name, "cs_calib_", 9) == 0;
+	free(rows);
+	return n;
+}
+
+/* Whether name is an event or a preset formula r recorded. */
+static int recorded(const struct cs_report *r, const struct cs_formula *fs, size_t nf,
+		    const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (strlen(r->events[i].name) == len && !strncasecmp(r->events[i].name, name, len))
+			return 1;
+	for (i = 0; i < nf; i++)
+		if (strlen(fs[i].f->name) == len && !strncasecmp(fs[i].f->name, name, len))
+			return 1;
+	return 0;
+}
+
+/* --from -e: each entry must name an event or formula of the file (a
+ * misspelt name printed no row and no message).  Returns 0 or
+ * CS_EXIT_USAGE (said). */
+static int check_only(const struct cs_report *r, const char *path, const char *only)
+{
+	struct cs_formula *fs = NULL;
+	const char *b, *e;
+	size_t nf = 0, len;
+	int ret = 0;
+
+	if (cs_formulas_find(r, &fs, &nf) != 0) {
+		fs = NULL;
+		nf = 0;
+	}
+	for (b = only; b && !ret; b = *e ? e + 1 : NULL) {
+		e = b + strcspn(b, ",");
+		len = (size_t)(e - b);
+		while (len && isspace((unsigned char)*b)) {
+			b++;
+			len--;
+		}
+		while (len && isspace((unsigned char)b[len - 1]))
+			len--;
+		if (len && !recorded(r, fs, nf, b, len)) {
+			cs_err("calibrate: --from %s: -e '%.*s': no such event or formula in the file",
+			       path, (int)len, b);
+			ret = CS_EXIT_USAGE;
+		}
+	}
+	free(fs);
+	return ret;
+}
+
 /* --from: the verdicts of a kept report file, without geometry (the
- * level check needs it: UNSUPPORTED).  Returns an exit status. */
-static int judge_file(const char *path, const struct cs_calib_params *p, int csv)
+ * level check needs it: UNSUPPORTED), of the events and formulas in only
+ * (all when NULL).  Returns an exit status. */
+static int judge_file(const char *path, const struct cs_calib_params *p, const char *only,
+		      int csv)
 {
 	struct geometry g = {0};
 	struct cs_report *r = cs_merge_new(CS_BY_FUNCTION);
+	int ret;
 
 	if (!r) {
 		cs_err("out of memory");
@@ -949,9 +1044,22 @@ static int judge_file(const char *path, const struct cs_calib_params *p, int csv
 		cs_merge_free(r);
 		return CS_EXIT_FAIL;
 	}
+	/* A file of `cacheshim run` printed an empty table, exit 0. */
+	if (!kernel_rows(r)) {
+		cs_err("calibrate: --from %s: no calibration calls (cs_calib_*) in the file: not "
+		       "one kept with calibrate -o",
+		       path);
+		cs_merge_free(r);
+		return CS_EXIT_FAIL;
+	}
+	ret = check_only(r, path, only);
+	if (ret) {
+		cs_merge_free(r);
+		return ret;
+	}
 	if (!csv)
 		printf("cacheshim calibrate: verdicts of %s (default kernel parameters)\n\n", path);
-	print_results(stdout, r, p, &g, csv);
+	print_results(stdout, r, p, &g, only, csv);
 	cs_merge_free(r);
 	return fflush(stdout) == 0 ? CS_EXIT_OK : CS_EXIT_FAIL;
 }
@@ -981,13 +1089,14 @@ int cs_cmd_calibrate(int argc, char **argv)
 	struct geometry g = {0};
 	struct cs_report *r;
 	uint64_t syslc;
-	int c, csv = 0, ret;
+	int c, csv = 0, ret, events_given = 0, calls_given = 0;
 	char *end;
 
 	while ((c = getopt_long(argc, argv, "e:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
+			events_given = 1;
 			break;
 		case 'c':
 			csv = 1;
@@ -1002,6 +1111,7 @@ int cs_cmd_calibrate(int argc, char **argv)
 				cs_err("calibrate: --calls must be 100..100000");
 				return CS_EXIT_USAGE;
 			}
+			calls_given = 1;
 			break;
 		case OPT_CHILD:
 			child_params = optarg;
@@ -1032,8 +1142,15 @@ int cs_cmd_calibrate(int argc, char **argv)
 		return CS_EXIT_USAGE;
 	}
 
+	if (from && (html || output || calls_given)) {
+		/* They measure, and --from measures nothing: --html wrote no
+		 * file, silently. */
+		cs_err("calibrate: --from does not apply %s (nothing is measured)",
+		       html ? "--html" : output ? "-o" : "--calls");
+		return CS_EXIT_USAGE;
+	}
 	if (from)
-		return judge_file(from, &p, csv);
+		return judge_file(from, &p, events_given ? events : NULL, csv);
 	/* As run checks them: an unknown name ran the whole calibration
 	 * and printed every row UNSUPPORTED. */
 	ret = cs_run_check_events("calibrate", events, "-e");
@@ -1077,6 +1194,13 @@ int cs_cmd_calibrate(int argc, char **argv)
 		unlink(path);
 		rmdir(dir);
 	}
+	if (r && !kernel_rows(r)) {
+		cs_err("calibrate: the kernels' run recorded no call of them (the shim did not "
+		       "hook %s?)",
+		       lib_path("CACHESHIM_CALIB_LIB", "libcscalib.so", CS_PKGLIBDIR, 1));
+		cs_merge_free(r);
+		r = NULL;
+	}
 	if (!r)
 		return CS_EXIT_FAIL;
 	if (!csv) {
@@ -1088,7 +1212,7 @@ int cs_cmd_calibrate(int argc, char **argv)
 		putchar('\n');
 	}
 	print_geometry(stdout, &g, csv);
-	print_results(stdout, r, &p, &g, csv);
+	print_results(stdout, r, &p, &g, NULL, csv);
 	cs_merge_free(r);
 	return fflush(stdout) == 0 ? CS_EXIT_OK : CS_EXIT_FAIL;
 }

@@ -97,4 +97,48 @@ grep -Eq '^dtlb +4K +perf::DTLB-LOAD-MISSES +4096 +0 +0 +0 +NOT COUNTING$' "$T/f
 grep -Eq '^loop +10000 +perf::BRANCHES +10000 +- +- +- +UNSUPPORTED$' "$T/fx.txt" ||
 	{ show "$T/fx.txt"; fail "table: no UNSUPPORTED row"; }
 "$CS_CMD" calibrate --from "$T/missing.csr" >/dev/null 2>&1 && fail "--from a missing file worked"
+
+# from_status WANT ARGS...: calibrate --from ARGS exits WANT with stdout
+# in $T/o.txt, stderr in $T/o.err.
+from_status()
+{
+	local want=$1 st=0
+
+	shift
+	"$CS_CMD" calibrate "$@" >"$T/o.txt" 2>"$T/o.err" || st=$?
+	[ $st -eq "$want" ] || { show "$T/o.err"; fail "calibrate $*: exit $st, want $want"; }
+}
+
+# A report file that holds no kernel (cacheshim run's): said, exit 1 (it
+# printed an empty table, exit 0).
+"$CS_BUILDDIR/tests/report/mkfixture" "$T" || fail "mkfixture failed"
+from_status 1 --from "$T/basic.rpt"
+[ "$(cat "$T/o.err")" = "cacheshim: calibrate: --from $T/basic.rpt: no calibration calls (cs_calib_*) in the file: not one kept with calibrate -o" ] ||
+	{ show "$T/o.err"; fail "--from a run's file: wrong message"; }
+[ ! -s "$T/o.txt" ] || { show "$T/o.txt"; fail "--from a run's file printed a table"; }
+
+# -e picks the rows of the events and formulas named (it printed them
+# all); the tsc checks only when tsc is among them.
+from_status 0 --from "$T/fx.csr" --csv -e 'perf::page-faults, L2-misses'
+cut -d, -f3 "$T/o.txt" | sort -u >"$T/ev.txt"
+[ "$(cat "$T/ev.txt")" = "$(printf 'L2-misses\nevent\nperf::PAGE-FAULTS')" ] ||
+	{ show "$T/ev.txt"; fail "--from -e: rows of other events"; }
+grep -q '^ratio:' "$T/o.txt" && fail "--from -e without tsc: tsc ratios printed"
+want_row=$(grep '^fault,64,perf::PAGE-FAULTS,' "$T/o.txt")
+[ "$want_row" = "fault,64,perf::PAGE-FAULTS,64,64,64,64,OK" ] || fail "--from -e: fault row '$want_row'"
+from_status 0 --from "$T/fx.csr" --csv -e tsc
+[ "$(cut -d, -f3 "$T/o.txt" | sort -u | tr '\n' ' ')" = "event tsc " ] ||
+	{ show "$T/o.txt"; fail "--from -e tsc: other rows"; }
+grep -q '^ratio:cold/resident,,tsc,>=5,40.00,,,OK$' "$T/o.txt" || fail "--from -e tsc: no ratio"
+# A name the file did not record, and options that measure: exit 2.
+from_status 2 --from "$T/fx.csr" -e tsc,nosuch
+[ "$(cat "$T/o.err")" = "cacheshim: calibrate: --from $T/fx.csr: -e 'nosuch': no such event or formula in the file" ] ||
+	{ show "$T/o.err"; fail "--from -e nosuch: wrong message"; }
+from_status 2 --from "$T/fx.csr" --html "$T/x.html"
+[ "$(cat "$T/o.err")" = "cacheshim: calibrate: --from does not apply --html (nothing is measured)" ] ||
+	{ show "$T/o.err"; fail "--from --html: wrong message"; }
+[ ! -e "$T/x.html" ] || fail "--from --html wrote a file"
+from_status 2 --from "$T/fx.csr" -o "$T/k.csr"
+grep -qxF "cacheshim: calibrate: --from does not apply -o (nothing is measured)" "$T/o.err" ||
+	fail "--from -o: wrong message"
 exit 0
