@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -966,6 +967,22 @@ static int hardware_events(const struct cs_report *r)
 	return 0;
 }
 
+/* Whether the -o file exists (said).  The shim never overwrites a file
+ * (it appends .1, .2, ... as for cacheshim run -o), so the kernels' report
+ * went to FILE.1 unsaid, this run read the old FILE, and a later --from
+ * FILE judged the old run. */
+static int output_taken(const char *output)
+{
+	struct stat st;
+
+	if (lstat(output, &st) != 0)
+		return 0;
+	cs_err("calibrate: -o %s exists: report files are never overwritten (remove it or "
+	       "name another)",
+	       output);
+	return 1;
+}
+
 /* Returns the number of rows of r that are calls of a kernel. */
 static size_t kernel_rows(const struct cs_report *r)
 {
@@ -1141,6 +1158,8 @@ int cs_cmd_calibrate(int argc, char **argv)
 		usage(stderr);
 		return CS_EXIT_USAGE;
 	}
+	if (!from && output && output_taken(output))
+		return CS_EXIT_USAGE;
 
 	if (from && (html || output || calls_given)) {
 		/* They measure, and --from measures nothing: --html wrote no

@@ -144,4 +144,12 @@ refused "cacheshim: calibrate: -e: '@l4' is not a preset (@cache, @l1, @l2, @l3,
 "$CS_CMD" report --by function --format csv "$T/kept.csr" >"$T/kept.csv" 2>&1 ||
 	fail "report of the kept file failed"
 grep -q "^cs_calib_fault," "$T/kept.csv" || { show "$T/kept.csv"; fail "kept file lacks cs_calib_fault"; }
+# -o on a file that exists: refused before measuring, as the shim never
+# overwrites one (it wrote kept.csr.1 unsaid, and this run and a later
+# --from kept.csr read the old file).
+cp "$T/kept.csr" "$T/kept.before"
+refused "cacheshim: calibrate: -o $T/kept.csr exists: report files are never overwritten (remove it or name another)" \
+	--calls 100 -e tsc -o "$T/kept.csr"
+cmp -s "$T/kept.csr" "$T/kept.before" || fail "-o on an existing file changed it"
+[ ! -e "$T/kept.csr.1" ] || fail "-o on an existing file wrote kept.csr.1"
 exit 0
