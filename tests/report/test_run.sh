@@ -52,6 +52,28 @@ expect_err $LINENO "LD_PRELOAD cannot hold a path with a space or a colon"
 CACHESHIM_LIB="$T/nosuch.so" run_cmd "$CS_CMD" run -q -- sh -c 'echo ran'
 expect_status $LINENO 1
 expect_err $LINENO "run: cannot preload $T/nosuch.so: No such file or directory"
+# Files ld.so cannot preload: it said so and ran the program unmeasured.
+# elf_head FILE CLASS TYPE MACHINE: an ELF header's first 20 bytes.
+elf_head()
+{
+	local c t m
+
+	c=$(printf '\\%03o' "$2") t=$(printf '\\%03o' "$3") m=$(printf '\\%03o' "$4")
+	printf "\\177ELF$c\\001\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000$t\\000$m\\000" >"$1"
+}
+elf_head "$T/exec.so" 2 2 62   # ELFCLASS64, ET_EXEC, EM_X86_64
+elf_head "$T/i386.so" 1 3 3    # ELFCLASS32, ET_DYN, EM_386
+elf_head "$T/arm.so" 2 3 183   # ELFCLASS64, ET_DYN, EM_AARCH64
+printf 'root:x:0:0::/root:/bin/sh\n' >"$T/passwd"
+for bad in "$T:a directory, not a library" "/dev/null:not a regular file" \
+	"$T/passwd:not an ELF file" "$T/i386.so:not an x86-64 ELF file" \
+	"$T/arm.so:not an x86-64 ELF file" "$T/exec.so:not a shared library"; do
+	CACHESHIM_LIB=${bad%%:*} run_cmd "$CS_CMD" run -q -- sh -c 'echo ran'
+	expect_status $LINENO 1
+	[ "$(cat "$T/err")" = "cacheshim: run: cannot preload ${bad%%:*}: ${bad#*:}" ] ||
+		{ fail $LINENO "CACHESHIM_LIB=${bad%%:*}: not '${bad#*:}'"; show "$T/err"; }
+	[ -s "$T/out" ] && fail $LINENO "CACHESHIM_LIB=${bad%%:*}: the program ran"
+done
 
 # A library name without a slash is ld.so's to find (LD_LIBRARY_PATH, its
 # cache): not looked for in the current directory.  A relative path is
