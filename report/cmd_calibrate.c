@@ -406,25 +406,13 @@ static const char *lib_path(const char *env, const char *name, const char *dir, 
 	return buf[slot];
 }
 
-/* Whether line is the shim's start-up note that one of our kernels
- * (TARGETS) matched no function: libcscalib.so is not loaded yet when the
- * shim starts in the child, so it said so for all eight, every run. */
-static int own_unmatched(const char *line)
-{
-	static const char own[] = "cacheshim: target 'cs_calib_";
-
-	return strncmp(line, own, sizeof(own) - 1) == 0 &&
-	       strstr(line, "' matched no function in any loaded module (yet)") != NULL;
-}
-
 /* Runs the kernels in a child with the shim preloaded.  Returns 0 or -1
  * (said on stderr). */
 static int run_kernels(const struct cs_calib_params *p, const char *events, const char *out)
 {
 	const char *shim = lib_path("CACHESHIM_LIB", "libcacheshim.so", CS_LIBDIR, 0);
 	const char *lib = lib_path("CACHESHIM_CALIB_LIB", "libcscalib.so", CS_PKGLIBDIR, 1);
-	char params[512], arg[600], line[1024];
-	FILE *errs;
+	char params[512], arg[600];
 	size_t len;
 	unsigned i;
 	int status;
@@ -438,29 +426,25 @@ static int run_kernels(const struct cs_calib_params *p, const char *events, cons
 		len += (size_t)snprintf(params + len, sizeof(params) - len, ",%llu",
 					(unsigned long long)p->level_bytes[i]);
 	snprintf(arg, sizeof(arg), "--child=%s", params);
-	/* The child's messages pass through a file: the shim says at start
-	 * that no kernel is hooked yet (libcscalib is loaded later, then
-	 * hooked), which is dropped (own_unmatched); the rest (events that
-	 * did not open) is passed on.  A kernel that stays unhooked shows as
-	 * a kernel without calls (check_kernels). */
-	errs = tmpfile();
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		cs_err("calibrate: fork: %s", strerror(errno));
-		if (errs)
-			fclose(errs);
 		return -1;
 	}
 	if (pid == 0) {
 		char *argv[] = {"cacheshim", "calibrate", arg, (char *)lib, NULL};
 
 		unsetenv("CACHESHIM_SESSION");
-		if (errs)
-			dup2(fileno(errs), 2);
+		/* The shim would say at start that no kernel matched a
+		 * function: libcscalib is loaded later (then hooked), so it
+		 * said so for all eight, every run.  A kernel that stays
+		 * unhooked shows as a kernel without calls (check_kernels);
+		 * the shim's other lines (events that did not open) come. */
 		if (setenv("LD_PRELOAD", shim, 1) || setenv("CACHESHIM_TARGETS", TARGETS, 1) ||
-		    setenv("CACHESHIM_EVENTS", events, 1) || setenv("CACHESHIM_OUTPUT", out, 1))
+		    setenv("CACHESHIM_EVENTS", events, 1) || setenv("CACHESHIM_OUTPUT", out, 1) ||
+		    setenv("CACHESHIM_UNMATCHED", "0", 1))
 			_exit(127);
 		execv("/proc/self/exe", argv);
 		cs_err("calibrate: cannot re-run myself: %s", strerror(errno));
@@ -471,13 +455,6 @@ static int run_kernels(const struct cs_calib_params *p, const char *events, cons
 			cs_err("calibrate: waitpid: %s", strerror(errno));
 			return -1;
 		}
-	}
-	if (errs) {
-		rewind(errs);
-		while (fgets(line, sizeof(line), errs))
-			if (!own_unmatched(line))
-				fputs(line, stderr);
-		fclose(errs);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		cs_err("calibrate: the kernels' run failed (status %d)", status);
