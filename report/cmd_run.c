@@ -409,6 +409,35 @@ static int glob_matched(const struct cs_report *r, const char *glob)
 	return 0;
 }
 
+/* Whether some target of r's files is the function that the address
+ * target spec (MODULE+0xOFFSET) names: at that offset in a module whose
+ * file name MODULE matches, as the shim takes it (shim/entry.c:
+ * address_here).  Its name is no help: the symbol's, when there is one. */
+static int address_matched(const struct cs_report *r, const char *spec)
+{
+	const char *plus = strrchr(spec, '+'), *base;
+	const struct cs_target_info *t, *tmp;
+	char mod[CS_TARGET_NAME_MAX + 9];
+	unsigned long long off;
+
+	if (!plus || (size_t)(plus - spec) >= sizeof(mod))
+		return 0;
+	memcpy(mod, spec, (size_t)(plus - spec));
+	mod[plus - spec] = '\0';
+	errno = 0;
+	off = strtoull(plus + 1, NULL, 16);
+	if (errno)
+		return 0;
+	HASH_ITER(hh, r->targets, t, tmp) {
+		if (!t->mod || t->k.offset != off)
+			continue;
+		base = strrchr(t->mod->path, '/');
+		if (fnmatch(mod, base ? base + 1 : t->mod->path, 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Says each function glob of list (CACHESHIM_TARGETS' syntax) that no
  * target of r's files matched: once for the whole run, where each of its
  * processes said it at start (CACHESHIM_UNMATCHED=0: a shell script's
@@ -416,10 +445,10 @@ static int glob_matched(const struct cs_report *r, const char *glob)
  * functions of libraries loaded later too. */
 static void say_unmatched(const struct cs_report *r, const char *list)
 {
-	char tok[CS_TARGET_NAME_MAX + 9];
+	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
 	const char *rest = list, *b;
 	size_t n, namelen, i, pids = 0;
-	unsigned argn;
+	unsigned argn, nseen = 0, k;
 
 	for (i = 0; i < r->nfiles; i++) {
 		size_t j;
@@ -436,9 +465,14 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 		if (cs_target_spec(tok, &namelen, &argn) != CS_TSPEC_OK)
 			continue;
 		tok[namelen] = '\0';
-		/* MODULE+0xOFFSET names no function: its block has the
-		 * symbol's name, when there is one. */
-		if (strchr(tok, '+') || glob_matched(r, tok))
+		/* Listed twice (f,f:arg1): the shim takes it once. */
+		for (k = 0; k < nseen && strcmp(seen[k], tok); k++)
+			;
+		if (k < nseen)
+			continue;
+		if (nseen < CS_MAX_TARGET_PATTERNS)
+			strcpy(seen[nseen++], tok);
+		if (glob_matched(r, tok) || (strchr(tok, '+') && address_matched(r, tok)))
 			continue;
 		cs_warn("run: target '%s' matched no function in %s", tok,
 			pids == 1 ? "the program" : "any of the program's processes");
