@@ -933,9 +933,12 @@ int cs_cmd_run(int argc, char **argv)
 		return CS_EXIT_FAIL;
 	/* Targets that match no function are said once at the end, from
 	 * the run's files, where the files can be found (and unless the
-	 * user chose otherwise). */
-	unmatched_later = !getenv("CACHESHIM_UNMATCHED") && !dir_has(output, 'p') &&
-			  !dir_has(output, 'e');
+	 * user chose otherwise): not with a relative pattern (one of the
+	 * environment, passed on as it is), by which a process that changed
+	 * directory writes where the summary does not look, and a target
+	 * wrapped only there was said to match no function in the program. */
+	unmatched_later = !getenv("CACHESHIM_UNMATCHED") && output[0] == '/' &&
+			  !dir_has(output, 'p') && !dir_has(output, 'e');
 	sid = new_session();
 	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);
 	if (set_env("CACHESHIM_SESSION", session) ||

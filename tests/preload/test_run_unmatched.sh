@@ -73,3 +73,20 @@ n=$(lines addr "matched no function")
 row=$(csv_select "$T/addr.csv" "event=tsc" calls | awk '{ n += $1 } END { print n + 0 }')
 [ "$row" = 4 ] || { show "$T/addr.csv"; fail "addr: $row calls of libcstarget.so+$off, want 4"; }
 echo "address targets: the one naming no function said once; a target listed twice said once"
+
+# A relative CACHESHIM_OUTPUT of the environment (passed on as it is): a
+# process that changed directory writes its file where the launcher does
+# not look, and the launcher said cs_inner, wrapped in that process,
+# "matched no function in the program" (review helper 58).  Then each
+# process says it at start, as without the launcher.
+mkdir "$T/rel.d" "$T/rel.d/sub"
+status=0
+(cd "$T/rel.d" && CACHESHIM_OUTPUT=rel.%p CACHESHIM_LIB=$CS_SHIM "$CS_CMD" run -q -e tsc \
+	-t cs_inner,nosuch_fn -- sh -c 'cd sub && "$1" 2 exit' sh "$P/prog_exit") \
+	>"$T/rel.out" 2>"$T/rel.err" || status=$?
+[ "$status" -eq 3 ] || { show "$T/rel.err"; fail "rel: status $status, want 3"; }
+n=$(lines rel "run: target 'cs_inner'")
+[ "$n" = 0 ] || { show "$T/rel.err"; fail "rel: cs_inner, wrapped in the process in sub/, said to match nothing"; }
+n=$(lines rel "^cacheshim: target 'nosuch_fn' matched no function in any loaded module \(yet\)\$")
+[ "$n" = 2 ] || { show "$T/rel.err"; fail "rel: $n start-up lines for nosuch_fn, want 2"; }
+echo "a relative CACHESHIM_OUTPUT: each process says it at start, the launcher not"
