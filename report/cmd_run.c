@@ -447,16 +447,12 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 {
 	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
 	const char *rest = list, *b;
-	size_t n, namelen, i, pids = 0;
+	size_t n, namelen, i;
 	unsigned argn, nseen = 0, k;
+	int one_pid = 1; /* every file is one process's (an exec chain) */
 
-	for (i = 0; i < r->nfiles; i++) {
-		size_t j;
-
-		for (j = 0; j < i && r->files[j].pid != r->files[i].pid; j++)
-			;
-		pids += j == i;
-	}
+	for (i = 1; i < r->nfiles; i++)
+		one_pid &= r->files[i].pid == r->files[0].pid;
 	while ((b = next_entry(&rest, &n))) {
 		if (!n || n >= sizeof(tok))
 			continue;
@@ -475,7 +471,7 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 		if (glob_matched(r, tok) || (strchr(tok, '+') && address_matched(r, tok)))
 			continue;
 		cs_warn("run: target '%s' matched no function in %s", tok,
-			pids == 1 ? "the program" : "any of the program's processes");
+			one_pid ? "the program" : "any of the program's processes");
 	}
 }
 
@@ -807,6 +803,7 @@ int cs_cmd_run(int argc, char **argv)
 	sigset_t held, old_mask;
 	size_t i;
 	int c, quiet = 0, pfd[2], status, child_errno = 0, ret, unmatched_later;
+	const char *env_unmatched;
 	char session[32];
 	uint64_t sid;
 	ssize_t n;
@@ -936,9 +933,13 @@ int cs_cmd_run(int argc, char **argv)
 	 * user chose otherwise): not with a relative pattern (one of the
 	 * environment, passed on as it is), by which a process that changed
 	 * directory writes where the summary does not look, and a target
-	 * wrapped only there was said to match no function in the program. */
-	unmatched_later = !getenv("CACHESHIM_UNMATCHED") && output[0] == '/' &&
-			  !dir_has(output, 'p') && !dir_has(output, 'e');
+	 * wrapped only there was said to match no function in the program.
+	 * "run" is what an enclosing cacheshim run set, not the user: this
+	 * run's files are not the enclosing run's (another session), so
+	 * this run says them. */
+	env_unmatched = getenv("CACHESHIM_UNMATCHED");
+	unmatched_later = (!env_unmatched || !strcmp(env_unmatched, "run")) &&
+			  output[0] == '/' && !dir_has(output, 'p') && !dir_has(output, 'e');
 	sid = new_session();
 	snprintf(session, sizeof(session), "%llu", (unsigned long long)sid);
 	if (set_env("CACHESHIM_SESSION", session) ||
@@ -947,7 +948,10 @@ int cs_cmd_run(int argc, char **argv)
 	    (own_output && set_env("CACHESHIM_OUTPUT", own_output)) ||
 	    (hook && set_env("CACHESHIM_HOOK", hook)) ||
 	    (quiet && set_env("CACHESHIM_QUIET", "1")) ||
-	    (unmatched_later && set_env("CACHESHIM_UNMATCHED", "0")) || prepend_preload(shim))
+	    (unmatched_later && set_env("CACHESHIM_UNMATCHED", "run")) ||
+	    (!unmatched_later && env_unmatched && !strcmp(env_unmatched, "run") &&
+	     unsetenv("CACHESHIM_UNMATCHED")) ||
+	    prepend_preload(shim))
 		return CS_EXIT_FAIL;
 
 	/* exec failures come back through a close-on-exec pipe: a child

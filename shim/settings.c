@@ -263,7 +263,9 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	 * processes (a shell script's every process said them). */
 	s->say_unmatched = 1;
 	v = getenv_fn("CACHESHIM_UNMATCHED");
-	if (v) {
+	if (v && !strcmp(v, "run")) {
+		s->say_unmatched = 0; /* set by cacheshim run: it says them */
+	} else if (v) {
 		if (!parse_uint("CACHESHIM_UNMATCHED", v, 0, 1, &n))
 			s->say_unmatched = (int)n;
 		else

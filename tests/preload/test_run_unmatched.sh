@@ -4,7 +4,7 @@
 # in any of the program's processes; each process said it at start
 # before (a shell script's every process: ~70 lines for a python3 run
 # through a pyenv wrapper, review helper 56).  The shim leaves it to the
-# launcher (CACHESHIM_UNMATCHED=0) unless the user set that variable.
+# launcher (CACHESHIM_UNMATCHED=run) unless the user set that variable.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/preload/run-test.sh"
@@ -90,3 +90,22 @@ n=$(lines rel "run: target 'cs_inner'")
 n=$(lines rel "^cacheshim: target 'nosuch_fn' matched no function in any loaded module \(yet\)\$")
 [ "$n" = 2 ] || { show "$T/rel.err"; fail "rel: $n start-up lines for nosuch_fn, want 2"; }
 echo "a relative CACHESHIM_OUTPUT: each process says it at start, the launcher not"
+
+# A cacheshim run inside another: the inner one inherits the outer's
+# CACHESHIM_UNMATCHED=run, which is no choice of the user's: its files are
+# another session's, which the outer run does not read, so the inner run
+# says its own targets that matched nothing (before, with 0 inherited,
+# nobody did; review helper 58).
+mkdir "$T/nest.d"
+status=0
+(cd "$T/nest.d" && CACHESHIM_LIB=$CS_SHIM "$CS_CMD" run -q -e tsc -t nosuch_outer -- \
+	"$CS_CMD" run -q -e tsc -t cs_inner,nosuch_inner -- "$P/prog_exit" 2 exit) \
+	>"$T/nest.out" 2>"$T/nest.err" || status=$?
+[ "$status" -eq 3 ] || { show "$T/nest.err"; fail "nested: status $status, want 3"; }
+n=$(lines nest "^cacheshim: warning: run: target 'nosuch_inner' matched no function in the program\$")
+[ "$n" = 1 ] || { show "$T/nest.err"; fail "nested: $n lines for the inner run's nosuch_inner, want 1"; }
+n=$(lines nest "nosuch_outer")
+[ "$n" = 1 ] || { show "$T/nest.err"; fail "nested: $n lines for the outer run's nosuch_outer, want 1"; }
+n=$(lines nest "cs_inner")
+[ "$n" = 0 ] || { show "$T/nest.err"; fail "nested: cs_inner, wrapped, said to match nothing"; }
+echo "cacheshim run inside cacheshim run: each says its own unmatched targets once"

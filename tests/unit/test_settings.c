@@ -216,6 +216,29 @@ static void test_session_and_quiet(void)
 	CU_ASSERT_FALSE(s.quiet);
 }
 
+/* CACHESHIM_UNMATCHED: 1 by default, 0 and cacheshim run's "run" turn
+ * the start-up lines off, anything else is refused (the default kept). */
+static void test_unmatched(void)
+{
+	static const char *const none[] = {NULL};
+	static const char *const zero[] = {"CACHESHIM_UNMATCHED=0", NULL};
+	static const char *const one[] = {"CACHESHIM_UNMATCHED=1", NULL};
+	static const char *const run[] = {"CACHESHIM_UNMATCHED=run", NULL};
+	static const char *const bad[] = {"CACHESHIM_UNMATCHED=yes", NULL};
+	struct cs_settings s;
+
+	CU_ASSERT_EQUAL(parse(&s, none), 0);
+	CU_ASSERT_TRUE(s.say_unmatched);
+	CU_ASSERT_EQUAL(parse(&s, zero), 0);
+	CU_ASSERT_FALSE(s.say_unmatched);
+	CU_ASSERT_EQUAL(parse(&s, one), 0);
+	CU_ASSERT_TRUE(s.say_unmatched);
+	CU_ASSERT_EQUAL(parse(&s, run), 0);
+	CU_ASSERT_FALSE(s.say_unmatched);
+	CU_ASSERT_EQUAL(parse(&s, bad), -EINVAL);
+	CU_ASSERT_TRUE(s.say_unmatched);
+}
+
 static void test_series(void)
 {
 	static const char *const none[] = { NULL };
@@ -292,6 +315,7 @@ int main(void)
 	CU_add_test(suite, "events", test_events);
 	CU_add_test(suite, "numbers", test_numbers);
 	CU_add_test(suite, "session and quiet", test_session_and_quiet);
+	CU_add_test(suite, "unmatched", test_unmatched);
 	CU_add_test(suite, "series", test_series);
 	CU_add_test(suite, "glob matching", test_match);
 	CU_add_test(suite, "output path", test_output_path);
