@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cacheshim calibrate: runs libcscalib's kernels under the shim and says whether each event counts what it claims. */
 #include <cpuid.h>
-#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
@@ -650,22 +649,13 @@ static void print_check(FILE *out, int csv, const char *what, double num, double
 static int shown(const char *only, const char *name)
 {
 	size_t n = strlen(name), len;
-	const char *b = only, *e;
+	const char *rest = only, *b;
 
 	if (!only)
 		return 1;
-	for (; b; b = *e ? e + 1 : NULL) {
-		e = b + strcspn(b, ",");
-		len = (size_t)(e - b);
-		while (len && isspace((unsigned char)*b)) {
-			b++;
-			len--;
-		}
-		while (len && isspace((unsigned char)b[len - 1]))
-			len--;
+	while ((b = cs_util_next_item(&rest, &len)))
 		if (len == n && strncasecmp(b, name, n) == 0)
 			return 1;
-	}
 	return 0;
 }
 
@@ -993,7 +983,7 @@ static int recorded(const struct cs_report *r, const struct cs_formula *fs, size
 static int check_only(const struct cs_report *r, const char *path, const char *only)
 {
 	struct cs_formula *fs = NULL;
-	const char *b, *e;
+	const char *rest = only, *b;
 	size_t nf = 0, len;
 	int ret = 0;
 
@@ -1001,15 +991,7 @@ static int check_only(const struct cs_report *r, const char *path, const char *o
 		fs = NULL;
 		nf = 0;
 	}
-	for (b = only; b && !ret; b = *e ? e + 1 : NULL) {
-		e = b + strcspn(b, ",");
-		len = (size_t)(e - b);
-		while (len && isspace((unsigned char)*b)) {
-			b++;
-			len--;
-		}
-		while (len && isspace((unsigned char)b[len - 1]))
-			len--;
+	while (!ret && (b = cs_util_next_item(&rest, &len))) {
 		if (len && !recorded(r, fs, nf, b, len)) {
 			cs_err("calibrate: --from %s: -e '%.*s': no such event or formula in the file",
 			       path, (int)len, b);

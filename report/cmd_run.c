@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* cacheshim run: runs a program under the shim, then summarizes its files. */
-#include <ctype.h>
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -396,8 +395,6 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	return merged;
 }
 
-static const char *next_entry(const char **rest, size_t *len);
-
 /* Whether some target of r's files has a name glob matches. */
 static int glob_matched(const struct cs_report *r, const char *glob)
 {
@@ -453,7 +450,7 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 
 	for (i = 1; i < r->nfiles; i++)
 		one_pid &= r->files[i].pid == r->files[0].pid;
-	while ((b = next_entry(&rest, &n))) {
+	while ((b = cs_util_next_item(&rest, &n))) {
 		if (!n || n >= sizeof(tok))
 			continue;
 		memcpy(tok, b, n);
@@ -586,25 +583,6 @@ static int has_entry(const char *list)
 	return list[strspn(list, ", \t\n\v\f\r")] != '\0';
 }
 
-/* The next entry of the comma-separated list at *rest, without the white
- * space around it (as the shim reads it): its start, and its length in
- * *len; *rest moves past its comma.  NULL after the last entry. */
-static const char *next_entry(const char **rest, size_t *len)
-{
-	const char *b = *rest, *e;
-
-	if (!b)
-		return NULL;
-	e = b + strcspn(b, ",");
-	*rest = *e ? e + 1 : NULL;
-	while (b < e && isspace((unsigned char)*b))
-		b++;
-	while (e > b && isspace((unsigned char)e[-1]))
-		e--;
-	*len = (size_t)(e - b);
-	return b;
-}
-
 /* Checks each entry of list (from what: -t or CACHESHIM_TARGETS) as the
  * shim will take it (common/targetspec.c): the shim ignores a bad one
  * with a line on the program's stderr, and the run measures less than
@@ -625,7 +603,7 @@ static int check_targets(const char *list, const char *what)
 	size_t n, namelen;
 	int k;
 
-	while ((b = next_entry(&rest, &n))) {
+	while ((b = cs_util_next_item(&rest, &n))) {
 		if (n >= sizeof(tok)) {
 			/* Its start, not cut inside a UTF-8 character. */
 			for (k = 20; k > 0 && ((unsigned char)b[k] & 0xc0) == 0x80; k--)
@@ -672,7 +650,7 @@ int cs_run_check_events(const char *cmd, const char *list, const char *what)
 	unsigned nseen = 0, i;
 	size_t n;
 
-	while (!ret && (b = next_entry(&rest, &n))) {
+	while (!ret && (b = cs_util_next_item(&rest, &n))) {
 		if (n >= sizeof(tok) - 1) {
 			cs_err("%s: %s: event '%.*s' is longer than %u characters", cmd, what,
 			       (int)n, b, CS_EVENT_NAME_MAX - 1);

@@ -40,6 +40,10 @@ char *cs_util_human(long double v, char *buf, size_t len);
 char *cs_util_human_u64(uint64_t v, char *buf, size_t len);
 /* Returns the part of path after its last '/', path itself if none. */
 const char *cs_util_basename(const char *path);
+/* The next item of the comma-separated list at *rest, without the white
+ * space around it (as the shim reads its lists): its start, and its length
+ * in *len; *rest moves past its comma.  NULL after the last item. */
+const char *cs_util_next_item(const char **rest, size_t *len);
 /* Copies s into buf (len bytes) with each control character written as
  * \n, \t, \r or \xHH: a name with a newline broke the table's rows, and
  * an escape sequence reached the terminal.  The C1 controls (U+0080 to

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Number formatting and messages shared by the report/ modules. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -187,6 +188,22 @@ const char *cs_util_basename(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash && slash[1] ? slash + 1 : path;
+}
+
+const char *cs_util_next_item(const char **rest, size_t *len)
+{
+	const char *b = *rest, *e;
+
+	if (!b)
+		return NULL;
+	e = b + strcspn(b, ",");
+	*rest = *e ? e + 1 : NULL;
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	*len = (size_t)(e - b);
+	return b;
 }
 
 static char *escape_cut(const char *s, size_t cols, char *buf, size_t len, int backslash);
