@@ -481,6 +481,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	struct cs_output_opts o = {.summary = 1, .truncate = 1};
 	struct cs_symbols *syms = NULL;
 	struct cs_report *r;
+	static char *no_function[] = {""};
 	char *dir, *eprog, *edir;
 	size_t n;
 
@@ -492,6 +493,13 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		free(dir);
 		cs_err("out of memory");
 		return;
+	}
+	/* Quiet, only the targets are wanted (say_unmatched): no function
+	 * is named "", so no call site's values are merged (0.38 s of a 230
+	 * MB report from ruby under rb_*). */
+	if (quiet) {
+		r->fn_globs = no_function;
+		r->nfn_globs = 1;
 	}
 	n = collect(r, dir, pattern, session);
 	if (n == 0) {

@@ -324,8 +324,8 @@ HOT void touch_below(const struct cs_frame *f)
  * the call (16 of 256 calls in tests/robust/test_stack_pages.sh; review
  * helper 58).  Read, not written: such a page is mapped to the zero page,
  * and the target's own first write there stays its fault, as it is
- * without the wrapper; written here, it would be hidden.  (Not written
- * at all: this is the caller's live memory, other threads may write it.) */
+ * without the wrapper; written here, it would be hidden (and this is the
+ * caller's live memory, which other threads may be writing). */
 HOT void touch_window(uint64_t args, uint64_t bytes)
 {
 	uint64_t p;
