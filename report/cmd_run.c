@@ -412,7 +412,7 @@ static int glob_matched(const struct cs_report *r, const char *glob)
  * address_here).  Its name is no help: the symbol's, when there is one. */
 static int address_matched(const struct cs_report *r, const char *spec)
 {
-	const char *plus = strrchr(spec, '+'), *base;
+	const char *plus = strrchr(spec, '+');
 	const struct cs_target_info *t, *tmp;
 	char mod[CS_TARGET_NAME_MAX + 9];
 	unsigned long long off;
@@ -428,8 +428,7 @@ static int address_matched(const struct cs_report *r, const char *spec)
 	HASH_ITER(hh, r->targets, t, tmp) {
 		if (!t->mod || t->k.offset != off)
 			continue;
-		base = strrchr(t->mod->path, '/');
-		if (fnmatch(mod, base ? base + 1 : t->mod->path, 0) == 0)
+		if (fnmatch(mod, cs_util_basename(t->mod->path), 0) == 0)
 			return 1;
 	}
 	return 0;
@@ -437,7 +436,7 @@ static int address_matched(const struct cs_report *r, const char *spec)
 
 /* Says each function glob of list (CACHESHIM_TARGETS' syntax) that no
  * target of r's files matched: once for the whole run, where each of its
- * processes said it at start (CACHESHIM_UNMATCHED=0: a shell script's
+ * processes said it at start (CACHESHIM_UNMATCHED=run: a shell script's
  * helper processes said it ~70 times, review helper 56), and knowing the
  * functions of libraries loaded later too. */
 static void say_unmatched(const struct cs_report *r, const char *list)
@@ -506,9 +505,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		if (!quiet)
 			cs_warn("run: no report file of this run in %s (was %s loaded?)", dir,
 				shim);
-	} else if (quiet) {
-		/* (no summary) */
-	} else {
+	} else if (!quiet) {
 		syms = cs_symbols_new(NULL);
 		/* The program and the directory as the user gave them:
 		 * escaped, as cs_err escapes its messages. */

@@ -488,7 +488,7 @@ static int remember(struct cs_thread *t, uint32_t target, uint64_t callsite, uin
  * are dropped by the hot path from now on, and only every
  * CS_NOT_MADE_RECHECK-th comes here to try again (hotpath.c: not_made);
  * sealed, each call still comes here, as the seal may be lifted. */
-static void not_made(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key)
+static void remember_not_made(struct cs_thread *t, uint32_t target, uint64_t callsite, uint64_t key)
 {
 	if (!file_sealed())
 		remember_site(t, target, callsite, key, CS_SITE_NOT_MADE);
@@ -512,7 +512,7 @@ static struct cs_site_block *overflow_row(struct cs_thread *t, uint32_t target, 
 	if (!b) {
 		b = new_site(t, target, 0, key);
 		if (!b) {
-			not_made(t, target, callsite, key);
+			remember_not_made(t, target, callsite, key);
 			return NULL;
 		}
 		if (remember(t, target, 0, key, b) < 0)
@@ -565,7 +565,7 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	} else {
 		/* Not one of the blocks that fill the file. */
 		__atomic_fetch_sub(&cs_g.nsites, 1, __ATOMIC_RELAXED);
-		not_made(t, target, callsite, key);
+		remember_not_made(t, target, callsite, key);
 	}
 	return b;
 }
