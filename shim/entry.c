@@ -182,6 +182,25 @@ static int collect_ifunc(const char *name, void *arg)
 	return 0;
 }
 
+/* Pattern pat matched a function that is never wrapped.  Said for a name
+ * given as such; a glob (rb_*, *) matches such functions as a matter of
+ * course, and python3 under '*' said ~30 of these lines in each of its
+ * processes: counted, said at start only if they are all it matched. */
+static void never_matched(int pat, const char *name)
+{
+	struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
+
+	cs_settings_matched(&cs_g.settings, pat, name);
+	if (cs_settings_is_glob(tp)) {
+		if (!tp->never++)
+			snprintf(tp->never_name, sizeof(tp->never_name), "%s", name);
+	} else if (!cs_g.settings.quiet) {
+		cs_log("'%s' returns twice, looks at its caller or is not entered by a call: "
+		       "never wrapped",
+		       name);
+	}
+}
+
 static int collect(const struct cs_elf_func *f, void *arg)
 {
 	struct module_pass *mp = arg;
@@ -199,13 +218,8 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
 			mp->never[mp->nnever++] = f->addr;
 		pat = match_name(f->name);
-		if (pat >= 0) {
-			cs_settings_matched(&cs_g.settings, pat, f->name);
-			if (!cs_g.settings.quiet)
-				cs_log("'%s' returns twice, looks at its caller or is not "
-				       "entered by a call: never wrapped",
-				       f->name);
-		}
+		if (pat >= 0)
+			never_matched(pat, f->name);
 		return 0;
 	}
 	pat = match_name(f->name);
@@ -337,6 +351,7 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 {
 	struct cs_target *t = &cs_g.targets[idx];
 	struct cs_refusal_block *b;
+	int pat;
 
 	/* A function loaded again (a reused target) and refused for the
 	 * same reason: said and recorded once, not at each of thousands of
@@ -352,10 +367,48 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 		snprintf(b->why, sizeof(b->why), "%s", why);
 		cs_output_publish(b, CS_BLOCK_REFUSAL);
 	}
-	if (!cs_g.settings.quiet)
+	pat = match_name(t->name); /* the pattern that took it */
+	if (pat >= 0 && cs_settings_is_glob(&cs_g.settings.targets[pat])) {
+		/* Said for the pattern at the end of the pass (say_refused):
+		 * python3 under '*' said ~4,300 of these lines. */
+		struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
+
+		if (!tp->refused++) {
+			/* (Both in cs_g: snprintf's restrict would be violated
+			 * to the compiler's eye.) */
+			size_t n = strnlen(t->name, sizeof(tp->refused_name) - 1);
+
+			memcpy(tp->refused_name, t->name, n);
+			tp->refused_name[n] = '\0';
+			tp->refused_why = why;
+		}
+	} else if (!cs_g.settings.quiet) {
 		cs_log("entry of '%s' in %s not patched: %s (at +0x%llx)%s", t->name, mp->shown,
 		       why, (unsigned long long)off,
 		       cs_g.settings.hook & CS_HOOK_GOT ? "; its GOT slots are used instead" : "");
+	}
+}
+
+/* The refusals of glob patterns' functions in this pass, one line per
+ * pattern.  Not under `cacheshim run`, whose summary at the end counts
+ * the refused targets of all its processes (report --targets lists them
+ * with their reasons). */
+static void say_refused(void)
+{
+	unsigned i;
+
+	for (i = 0; i < cs_g.settings.ntargets; i++) {
+		struct cs_target_pattern *tp = &cs_g.settings.targets[i];
+
+		if (tp->refused && !cs_g.settings.quiet && !cs_g.settings.launcher)
+			cs_log("target '%s': the entries of %u function%s not patched ('%s': "
+			       "%s%s)%s; cacheshim report --targets shows each one's reason",
+			       tp->glob, tp->refused, tp->refused == 1 ? "" : "s",
+			       tp->refused_name, tp->refused_why, tp->refused > 1 ? "; ..." : "",
+			       cs_g.settings.hook & CS_HOOK_GOT ? "; their GOT slots are used instead"
+								 : "");
+		tp->refused = 0;
+	}
 }
 
 /* ---- one module ---- */
@@ -411,10 +464,7 @@ static void patch_candidates(struct module_pass *mp)
 		if (!end)
 			continue; /* not code (a symbol in a data segment) */
 		if (never_wrapped(mp, c)) {
-			if (!cs_g.settings.quiet)
-				cs_log("'%s' returns twice, looks at its caller or is not "
-				       "entered by a call: never wrapped",
-				       c->name);
+			never_matched(c->pattern, c->name); /* an alias of one */
 			continue;
 		}
 		if (cs_entry_is_patched(c->addr) || (i && mp->cand[i - 1].addr == c->addr)) {
@@ -871,6 +921,7 @@ int cs_entry_patch_all(int *held)
 		}
 	}
 	free(l.m);
+	say_refused();
 	before = patched_total - before;
 	pthread_mutex_unlock(&cs_entry_lock);
 	return before;

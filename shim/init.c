@@ -116,6 +116,11 @@ static void report_unmatched(void)
 			       "CACHESHIM_HOOK=got or both wraps their calls",
 			       tp->glob, tp->ifuncs, tp->ifuncs > 1 ? "s" : "", tp->ifunc_name,
 			       tp->ifuncs > 1 ? ", ..." : "");
+		else if (tp->never && tp->matched == tp->never)
+			cs_log("target '%s' matched only functions that are never wrapped ('%s'%s: "
+			       "they return twice, look at their caller or are not entered by a "
+			       "call)",
+			       tp->glob, tp->never_name, tp->never > 1 ? ", ..." : "");
 		else if (!tp->matched && first >= 0 && first != (int)i)
 			cs_log("target '%s' is taken by the earlier target '%s'", tp->glob,
 			       cs_g.settings.targets[first].glob);

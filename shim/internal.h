@@ -62,6 +62,17 @@ struct cs_target_pattern {
 	 * how many, and the first one's name, for the start-up message. */
 	unsigned ifuncs;
 	char ifunc_name[48];
+	/* A glob's functions whose entries a patching pass refused (said in
+	 * one line per pattern at the end of the pass, shim/entry.c; an exact
+	 * name's refusal is said by itself): how many, the first one and why.
+	 * And the functions it matched that are never wrapped (setjmp, vfork,
+	 * ...: cs_settings_never_wrap), skipped without a word unless they are
+	 * all it matched (said at start, shim/init.c). */
+	unsigned refused;
+	char refused_name[48];
+	const char *refused_why;
+	unsigned never;
+	char never_name[48];
 };
 
 struct cs_settings {
@@ -82,6 +93,9 @@ struct cs_settings {
 	int quiet; /* CACHESHIM_QUIET=1: no informational lines */
 	int say_unmatched; /* CACHESHIM_UNMATCHED (default 1): say patterns
 			    * that match no function at start */
+	int launcher; /* CACHESHIM_UNMATCHED=run: `cacheshim run` sums up
+		       * the run at its end (patterns unmatched, entries
+		       * refused) for all of its processes */
 };
 
 /* Parses the CACHESHIM_* variables through getenv_fn (getenv, or a fake
@@ -94,6 +108,8 @@ int cs_settings_output_path(const char *pattern, pid_t pid, const char *prog, ch
 /* True for functions no wrapper may stand in front of (setjmp, vfork,
  * clone, the signal return trampoline...): they are never wrapped. */
 int cs_settings_never_wrap(const char *name);
+/* True if pattern p is a glob, not one function's name. */
+int cs_settings_is_glob(const struct cs_target_pattern *p);
 /* Index of the first pattern that matches name, or -1. */
 int cs_settings_match(const struct cs_settings *s, const char *name);
 /* The same from pattern from on. */

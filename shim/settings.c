@@ -265,6 +265,7 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	v = getenv_fn("CACHESHIM_UNMATCHED");
 	if (v && !strcmp(v, "run")) {
 		s->say_unmatched = 0; /* set by cacheshim run: it says them */
+		s->launcher = 1;
 	} else if (v) {
 		if (!parse_uint("CACHESHIM_UNMATCHED", v, 0, 1, &n))
 			s->say_unmatched = (int)n;
@@ -407,6 +408,11 @@ int cs_settings_never_wrap(const char *name)
 			return 1;
 	}
 	return 0;
+}
+
+int cs_settings_is_glob(const struct cs_target_pattern *p)
+{
+	return p->glob[p->literal] != '\0';
 }
 
 void cs_settings_matched(struct cs_settings *s, int pat, const char *name)

@@ -49,7 +49,7 @@ expect_status plain 0
 for hook in both got entry; do
 	status=0
 	CACHESHIM_HOOK=$hook CACHESHIM_EVENTS=tsc \
-		CACHESHIM_TARGETS='*setjmp*,vfork,__vfork,getpid' CACHESHIM_OUTPUT=$T/$hook.csr \
+		CACHESHIM_TARGETS='_setjmp,*setjmp*,vfork,__vfork,getpid' CACHESHIM_OUTPUT=$T/$hook.csr \
 		LD_PRELOAD=$CS_SHIM "$T/twice" >"$T/$hook.out" 2>"$T/$hook.err" || status=$?
 	expect_status $hook 0
 	same_output plain $hook
