@@ -199,15 +199,51 @@ int cs_preset_fixed_counter(uint32_t perf_type, uint64_t config)
 	       config == 0x0400;
 }
 
+unsigned cs_preset_counters(const struct cs_preset_family *f, int pfm_num_cntrs)
+{
+	if (f && f->counters)
+		return f->counters;
+	return pfm_num_cntrs > 0 ? (unsigned)pfm_num_cntrs : 0;
+}
+
+unsigned cs_preset_low_counter(const struct cs_preset_family *f, uint32_t perf_type,
+			       uint64_t config)
+{
+	const uint8_t(*r)[2];
+	unsigned code = (unsigned)(config & 0xff);
+
+	if (!f || !f->low_codes || (perf_type != TYPE_RAW && perf_type < TYPE_MAX))
+		return 0;
+	if (cs_preset_fixed_counter(perf_type, config))
+		return 0;
+	for (r = f->low_codes; (*r)[0] || (*r)[1]; r++)
+		if (code >= (*r)[0] && code <= (*r)[1])
+			return f->low_counters;
+	return 0;
+}
+
 static unsigned popcount(uint32_t m)
 {
 	return (unsigned)__builtin_popcount(m);
 }
 
-/* Adds group g to the runs: nothing when a run holds it already, else
- * into the first run with room, else as a new run.  Returns 0 or -1 when
- * maxruns would be exceeded. */
-static int place(uint32_t g, unsigned limit, uint32_t *runs, unsigned *nruns, unsigned maxruns)
+/* The counter limits of one split. */
+struct budget {
+	unsigned limit; /* events per run */
+	uint32_t low; /* the events restricted to the first low_limit counters */
+	unsigned low_limit;
+};
+
+static int fits(uint32_t run, const struct budget *b)
+{
+	return popcount(run) <= b->limit && popcount(run & b->low) <= b->low_limit;
+}
+
+/* Adds group g (which fits a run by itself) to the runs: nothing when a
+ * run holds it already, else into the first run with room, else as a new
+ * run.  Returns 0 or -1 when maxruns would be exceeded. */
+static int place(uint32_t g, const struct budget *b, uint32_t *runs, unsigned *nruns,
+		 unsigned maxruns)
 {
 	unsigned r;
 
@@ -215,7 +251,7 @@ static int place(uint32_t g, unsigned limit, uint32_t *runs, unsigned *nruns, un
 		if ((runs[r] & g) == g)
 			return 0;
 	for (r = 0; r < *nruns; r++) {
-		if (popcount(runs[r] | g) <= limit) {
+		if (fits(runs[r] | g, b)) {
 			runs[r] |= g;
 			return 0;
 		}
@@ -227,13 +263,15 @@ static int place(uint32_t g, unsigned limit, uint32_t *runs, unsigned *nruns, un
 }
 
 unsigned cs_preset_split(const struct cs_preset_family *f, const char *const *names, unsigned n,
-			 unsigned limit, uint32_t *runs, unsigned maxruns)
+			 unsigned limit, uint32_t low, unsigned low_limit, uint32_t *runs,
+			 unsigned maxruns)
 {
+	const struct budget b = {limit, low, low_limit};
 	int pos[32]; /* family event -> index in names, -1 if absent */
 	unsigned nruns = 0, i, j, size;
 	uint32_t all = 0;
 
-	if (limit == 0 || n > 32)
+	if (limit == 0 || n > 32 || (low && low_limit == 0))
 		return 0;
 	for (i = 0; i < 32; i++)
 		pos[i] = -1;
@@ -258,9 +296,9 @@ unsigned cs_preset_split(const struct cs_preset_family *f, const char *const *na
 				else
 					g |= 1u << pos[i];
 			}
-			if (!ok || popcount(g) != size)
+			if (!ok || popcount(g) != size || !fits(g, &b))
 				continue;
-			if (place(g, limit, runs, &nruns, maxruns) < 0)
+			if (place(g, &b, runs, &nruns, maxruns) < 0)
 				return 0;
 		}
 	}
@@ -269,7 +307,7 @@ unsigned cs_preset_split(const struct cs_preset_family *f, const char *const *na
 	for (i = 0; i < nruns; i++)
 		all &= ~runs[i];
 	for (i = 0; i < n; i++)
-		if ((all & (1u << i)) && place(1u << i, limit, runs, &nruns, maxruns) < 0)
+		if ((all & (1u << i)) && place(1u << i, &b, runs, &nruns, maxruns) < 0)
 			return 0;
 	return nruns;
 }

@@ -64,6 +64,16 @@ struct cs_preset_family {
 	const struct cs_preset_formula *formulas;
 	unsigned nformulas;
 	const char *notes; /* caveats for `cacheshim list`, or NULL */
+	/* General-purpose counters one thread can use at once; 0: libpfm4's
+	 * num_cntrs, which for some models is a table value for a core
+	 * without SMT (16 for icl and spr). */
+	unsigned counters;
+	/* Event selects (config bits 0-7) that the kernel schedules on the
+	 * first low_counters general-purpose counters only (its
+	 * EVENT_CONSTRAINTs), as inclusive {first, last} pairs ending with
+	 * {0, 0}; NULL: no such limit. */
+	const uint8_t (*low_codes)[2];
+	unsigned low_counters;
 };
 
 /* Every family, in the order the report tries them; NULL-terminated. */
@@ -105,13 +115,29 @@ uint32_t cs_preset_events(const struct cs_preset_family *f, unsigned bits);
  * it needs none of the general-purpose ones, else 0. */
 int cs_preset_fixed_counter(uint32_t perf_type, uint64_t config);
 
+/* Returns the general-purpose counters one thread of f's PMU can use at
+ * once: f->counters, else libpfm4's num_cntrs (0 when neither is known).
+ * f may be NULL. */
+unsigned cs_preset_counters(const struct cs_preset_family *f, int pfm_num_cntrs);
+
+/* Returns f->low_counters when a perf event of this type and config can
+ * only count on f's first low_counters general-purpose counters, else 0
+ * (also for a NULL f).  Only raw and dynamic-PMU events are looked at:
+ * the kernel maps the generic ones itself. */
+unsigned cs_preset_low_counter(const struct cs_preset_family *f, uint32_t perf_type,
+			       uint64_t config);
+
 /* Splits the n (<= 32) events names[] that each need a general-purpose
- * counter into runs of at most limit events, keeping together the inputs
- * of every formula of f (NULL: none) that fits in one run, so that each
- * run can compute them.  An event may be in several runs.  Stores the
- * runs as masks over names[] in runs[] and returns their number, or 0
- * when limit is 0 or more than maxruns runs would be needed. */
+ * counter into runs of at most limit events, of which at most low_limit
+ * are in low (a mask over names[]: the events that count on the first
+ * low_limit counters only), keeping together the inputs of every formula
+ * of f (NULL: none) that fits in one run, so that each run can compute
+ * them.  An event may be in several runs.  Stores the runs as masks over
+ * names[] in runs[] and returns their number, or 0 when limit is 0, low
+ * is not empty and low_limit is 0, or more than maxruns runs would be
+ * needed. */
 unsigned cs_preset_split(const struct cs_preset_family *f, const char *const *names, unsigned n,
-			 unsigned limit, uint32_t *runs, unsigned maxruns);
+			 unsigned limit, uint32_t low, unsigned low_limit, uint32_t *runs,
+			 unsigned maxruns);
 
 #endif /* CACHESHIM_COMMON_PRESETS_H */

@@ -63,6 +63,11 @@
 	"(MEM_LOAD_RETIRED): stores, prefetches and instruction fetches are not in them.  "   \
 	"Instructions and cycles can use fixed counters; every other event needs one of the " \
 	"general-purpose counters (4 per thread with Hyper-Threading on Skylake, 8 on later " \
-	"cores)."
+	"cores), and the kernel puts MEM_INST_RETIRED and MEM_LOAD_RETIRED (on Ice Lake and " \
+	"later the page-walk events too) on the first 4 only: @cache takes two runs."
+
+/* The kernel's Intel event constraints (Linux arch/x86/events/intel/core.c,
+ * intel_*_event_constraints) limit these event selects to counters 0-3. */
+#define CS_INTEL_LOW_COUNTERS 4
 
 #endif /* CACHESHIM_COMMON_PRESETS_INTEL_H */

@@ -36,6 +36,14 @@ static const struct cs_preset_event events[] = {
 	 PERFMON " CPU_CLK_UNHALTED.THREAD_P (event 3Ch umask 00h)"},
 };
 
+/* intel_icl_event_constraints, less CYCLE_ACTIVITY (A3h), whose unit masks
+ * differ: 03h-0Ah (DTLB_LOAD_MISSES 08h), 1Fh-28h, 32h, 48h-54h
+ * (DTLB_STORE_MISSES 49h), 60h-8Bh (ITLB_MISSES 85h), A8h-B0h, B7h-BDh,
+ * D0h-E6h (MEM_INST_RETIRED, MEM_LOAD_RETIRED), EFh, F0h-F4h. */
+static const uint8_t low_codes[][2] = {{0x03, 0x0a}, {0x1f, 0x28}, {0x32, 0x32}, {0x48, 0x54},
+				       {0x60, 0x8b}, {0xa8, 0xb0}, {0xb7, 0xbd}, {0xd0, 0xe6},
+				       {0xef, 0xf4}, {0, 0}};
+
 static const struct cs_preset_formula formulas[] = {CS_INTEL_FORMULAS(PERFMON)};
 
 const struct cs_preset_family cs_preset_intel_icl = {
@@ -47,4 +55,7 @@ const struct cs_preset_family cs_preset_intel_icl = {
 	.formulas = formulas,
 	.nformulas = sizeof(formulas) / sizeof(formulas[0]),
 	.notes = CS_INTEL_NOTES,
+	.counters = 8, /* libpfm4 says 16 */
+	.low_codes = low_codes,
+	.low_counters = CS_INTEL_LOW_COUNTERS,
 };

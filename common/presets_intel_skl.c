@@ -36,6 +36,10 @@ static const struct cs_preset_event events[] = {
 	 PERFMON " CPU_CLK_UNHALTED.THREAD_P (event 3Ch umask 00h)"},
 };
 
+/* intel_skl_event_constraints: FRONTEND_RETIRED (C6h), MEM_TRANS_RETIRED (CDh),
+ * MEM_INST_RETIRED (D0h), MEM_LOAD_RETIRED (D1h), MEM_LOAD_L3_HIT_RETIRED (D2h). */
+static const uint8_t low_codes[][2] = {{0xc6, 0xc6}, {0xcd, 0xcd}, {0xd0, 0xd2}, {0, 0}};
+
 static const struct cs_preset_formula formulas[] = {CS_INTEL_FORMULAS(PERFMON)};
 
 const struct cs_preset_family cs_preset_intel_skl = {
@@ -47,4 +51,9 @@ const struct cs_preset_family cs_preset_intel_skl = {
 	.formulas = formulas,
 	.nformulas = sizeof(formulas) / sizeof(formulas[0]),
 	.notes = CS_INTEL_NOTES,
+	/* 4 per thread with Hyper-Threading on, 8 without (libpfm4's number):
+	 * the smaller, so that what fits here fits either way. */
+	.counters = 4,
+	.low_codes = low_codes,
+	.low_counters = CS_INTEL_LOW_COUNTERS,
 };

@@ -36,6 +36,12 @@ static const struct cs_preset_event events[] = {
 	 PERFMON " CPU_CLK_UNHALTED.THREAD_P (event 3Ch umask 00h)"},
 };
 
+/* intel_spr_event_constraints: event selects below 90h but 2Eh and 3Ch
+ * (ITLB_MISSES 11h, DTLB_LOAD_MISSES 12h, DTLB_STORE_MISSES 13h), and
+ * D0h-DFh (MEM_INST_RETIRED, MEM_LOAD_RETIRED). */
+static const uint8_t low_codes[][2] = {
+	{0x01, 0x2d}, {0x2f, 0x3b}, {0x3d, 0x8f}, {0xd0, 0xdf}, {0, 0}};
+
 static const struct cs_preset_formula formulas[] = {CS_INTEL_FORMULAS(PERFMON)};
 
 const struct cs_preset_family cs_preset_intel_spr = {
@@ -47,4 +53,7 @@ const struct cs_preset_family cs_preset_intel_spr = {
 	.formulas = formulas,
 	.nformulas = sizeof(formulas) / sizeof(formulas[0]),
 	.notes = CS_INTEL_NOTES,
+	.counters = 8, /* libpfm4 says 16 */
+	.low_codes = low_codes,
+	.low_counters = CS_INTEL_LOW_COUNTERS,
 };

@@ -291,8 +291,9 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 	const char *names[32];
 	char full[256], enc[160];
 	struct perf_event_attr attr;
-	uint32_t mask, runs[8];
-	unsigned i, ngp = 0, nruns, r, shown = 0;
+	uint32_t mask, runs[8], low = 0;
+	unsigned i, ngp = 0, nruns, r, shown = 0, limit, nlow = 0;
+	unsigned low_limit = f ? f->low_counters : 0;
 
 	if (!f) {
 		cs_err("list: no preset recipe for PMU '%s'; recipes exist for:", pi->name);
@@ -301,7 +302,8 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 	}
 	mask = cs_preset_events(f, bits);
 	printf("%s on %s: %s recipe, %s\n", preset, pi->name, f->name, f->title);
-	printf("counters: %d general-purpose, %d fixed\n", pi->num_cntrs, pi->num_fixed_cntrs);
+	limit = cs_preset_counters(f, pi->num_cntrs);
+	printf("counters: %u general-purpose, %d fixed\n", limit, pi->num_fixed_cntrs);
 	if (f->notes)
 		wrapped("", f->notes);
 	if (!forced && no_pmu_here())
@@ -313,8 +315,13 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 			continue;
 		snprintf(full, sizeof(full), "%s::%s", pi->name, f->events[i].event);
 		if (encode_attr(full, enc, sizeof(enc), &attr) == 0 &&
-		    !(pi->num_fixed_cntrs > 0 && cs_preset_fixed_counter(attr.type, attr.config)))
+		    !(pi->num_fixed_cntrs > 0 && cs_preset_fixed_counter(attr.type, attr.config))) {
+			if (cs_preset_low_counter(f, attr.type, attr.config)) {
+				low |= 1u << ngp;
+				nlow++;
+			}
 			names[ngp++] = f->events[i].event;
+		}
 		printf("  %-16s %-52s %s\n", f->events[i].alias, f->events[i].event, enc);
 		wrapped("", f->events[i].what);
 		wrapped("source: ", f->events[i].source);
@@ -336,11 +343,17 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 	}
 	if (!shown)
 		printf("  none with these events alone (@all shows every formula)\n");
-	if (pi->num_cntrs > 0 && ngp > (unsigned)pi->num_cntrs) {
-		nruns = cs_preset_split(f, names, ngp, (unsigned)pi->num_cntrs, runs, 8);
-		printf("\n%s needs %u general-purpose counters, %s has %d: measure it in %u "
-		       "runs and merge the files with `cacheshim report`:\n",
-		       preset, ngp, pi->name, pi->num_cntrs, nruns);
+	if (limit > 0 && (ngp > limit || nlow > low_limit)) {
+		nruns = cs_preset_split(f, names, ngp, limit, low, low_limit, runs, 8);
+		if (ngp > limit)
+			printf("\n%s needs %u general-purpose counters, %s has %u: measure it "
+			       "in %u runs and merge the files with `cacheshim report`:\n",
+			       preset, ngp, pi->name, limit, nruns);
+		else
+			printf("\n%s has %u events that %s counts on its first %u "
+			       "general-purpose counters only: measure it in %u runs and merge "
+			       "the files with `cacheshim report`:\n",
+			       preset, nlow, pi->name, low_limit, nruns);
 		for (r = 0; r < nruns; r++) {
 			printf("  CACHESHIM_EVENTS=tsc");
 			for (i = 0; i < ngp; i++)

@@ -426,31 +426,47 @@ static int hardware(const struct cs_event_enc *e)
  * runs that fit, each keeping the inputs of a formula together. */
 static void check_budget(const struct cs_file_header *hdr, unsigned n)
 {
+	const struct cs_preset_family *f = detected.family;
 	const char *names[CS_MAX_EVENTS];
 	char other[160] = "", line[440]; /* cs_log's line holds 512 bytes */
-	uint32_t runs[8];
-	unsigned i, r, k, ngp = 0, limit, nruns;
+	uint32_t runs[8], low = 0;
+	unsigned i, r, k, ngp = 0, nlow = 0, limit, nruns, need;
+	unsigned low_limit = f ? f->low_counters : 0;
 
-	if (!detected.known || detected.info.num_cntrs <= 0)
+	limit = detected.known ? cs_preset_counters(f, detected.info.num_cntrs) : 0;
+	if (!limit)
 		return;
-	limit = (unsigned)detected.info.num_cntrs;
 	for (i = 0; i < n; i++) {
 		const struct cs_event_enc *e = &cs_g.enc[i];
 
 		if (hardware(e) && !(detected.info.num_fixed_cntrs > 0 &&
-				     cs_preset_fixed_counter(e->perf_type, e->config)))
+				     cs_preset_fixed_counter(e->perf_type, e->config))) {
+			if (cs_preset_low_counter(f, e->perf_type, e->config)) {
+				low |= 1u << ngp;
+				nlow++;
+			}
 			names[ngp++] = hdr->events[i].name;
-		else if (e->kind == CS_EVENT_TSC || e->kind == CS_EVENT_PERF)
+		} else if (e->kind == CS_EVENT_TSC || e->kind == CS_EVENT_PERF) {
 			append(other, sizeof(other), hdr->events[i].name);
+		}
 	}
-	if (ngp <= limit)
+	if (ngp <= limit && nlow <= low_limit)
 		return;
-	nruns = cs_preset_split(detected.family, names, ngp, limit, runs, 8);
-	cs_log("%u events need a general-purpose counter but %s has %u: the kernel cannot "
-	       "schedule them as one group, so no call would be measured; split them over "
-	       "%u runs and merge the files with `cacheshim report`%s",
-	       ngp, detected.info.name, limit, nruns ? nruns : (ngp + limit - 1) / limit,
-	       nruns ? ":" : "");
+	nruns = cs_preset_split(f, names, ngp, limit, low, low_limit, runs, 8);
+	need = (ngp + limit - 1) / limit;
+	if (nlow > low_limit && (nlow + low_limit - 1) / low_limit > need)
+		need = (nlow + low_limit - 1) / low_limit;
+	if (ngp > limit)
+		cs_log("%u events need a general-purpose counter but %s has %u: the kernel "
+		       "cannot schedule them as one group, so no call would be measured; split "
+		       "them over %u runs and merge the files with `cacheshim report`%s",
+		       ngp, detected.info.name, limit, nruns ? nruns : need, nruns ? ":" : "");
+	else
+		cs_log("%u events count on the first %u general-purpose counters of %s only: "
+		       "the kernel cannot schedule them as one group, so no call would be "
+		       "measured; split them over %u runs and merge the files with `cacheshim "
+		       "report`%s",
+		       nlow, low_limit, detected.info.name, nruns ? nruns : need, nruns ? ":" : "");
 	for (r = 0; r < nruns; r++) {
 		snprintf(line, sizeof(line), "%s", other);
 		for (k = 0; k < ngp; k++)

@@ -110,4 +110,16 @@ LIBPFM_FORCE_PMU=amd64_fam10h_barcelona run fits "tsc,$DCA,$DCL2,$DCSYS"
 	show "$T/fits.err"
 	fail "fits: a budget line for 3 events on 4 counters"
 }
+# Ice Lake has 8 general-purpose counters (libpfm4's table says 16), and
+# the kernel puts the load events on the first 4 only: five of them do
+# not fit one group, and the split keeps the L3 ratio's two together.
+MEM=MEM_LOAD_RETIRED
+LIBPFM_FORCE_PMU=icl \
+	run lowbudget "tsc,$MEM:L1_MISS,$MEM:L2_HIT,$MEM:L2_MISS,$MEM:L3_HIT,$MEM:L3_MISS"
+grep -qxF "cacheshim: 5 events count on the first 4 general-purpose counters of icl only: the kernel cannot schedule them as one group, so no call would be measured; split them over 2 runs and merge the files with \`cacheshim report\`:" "$T/lowbudget.err" &&
+	grep -qxF "cacheshim:   run 1: CACHESHIM_EVENTS=tsc,$MEM:L2_HIT,$MEM:L2_MISS,$MEM:L3_HIT,$MEM:L3_MISS" "$T/lowbudget.err" &&
+	grep -qxF "cacheshim:   run 2: CACHESHIM_EVENTS=tsc,$MEM:L1_MISS" "$T/lowbudget.err" || {
+	show "$T/lowbudget.err"
+	fail "lowbudget: no counter-constraint line with the split"
+}
 echo "presets fall back, are checked and budgeted"

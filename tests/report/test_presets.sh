@@ -119,6 +119,15 @@ cases=(
 	$LINENO amd64_fam19h_zen4 @l3 '^  L3_FILL +DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:LOCAL_CCX +type 4 config 0x243$'
 	$LINENO amd64_fam19h_zen3 @l2 '^  L2_DC_HIT +CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:0xf0 +type 4 config 0xf064$'
 	$LINENO amd64_fam17h_zen1 @l3 '^  none: the amd_zen1 recipe has no events for @l3$'
+	$LINENO icl @cache '^counters: 8 general-purpose, 4 fixed$'
+	$LINENO spr @cache '^counters: 8 general-purpose, 4 fixed$'
+	$LINENO skl @cache '^counters: 4 general-purpose, 3 fixed$'
+	$LINENO icl @cache '^@cache has 6 events that icl counts on its first 4 general-purpose counters only: measure it in 2 runs'
+	$LINENO spr @cache '^@cache has 6 events that spr counts on its first 4 general-purpose counters only: measure it in 2 runs'
+	$LINENO spr @cache '^  CACHESHIM_EVENTS=tsc,MEM_LOAD_RETIRED:L3_HIT,MEM_LOAD_RETIRED:L3_MISS$'
+	$LINENO skl @cache '^@cache needs 6 general-purpose counters, skl has 4: measure it in 2 runs'
+	$LINENO icl @all '^@all needs 9 general-purpose counters, icl has 8: measure it in 3 runs'
+	$LINENO amd64_fam19h_zen3 @all '^counters: 6 general-purpose, 0 fixed$'
 )
 for ((i = 0; i < ${#cases[@]}; i += 4)); do
 	line=${cases[i]}
@@ -129,10 +138,16 @@ for ((i = 0; i < ${#cases[@]}; i += 4)); do
 done
 
 # A preset lists its own formulas only: @cache has no per-instruction
-# ones (instructions are @ipc), and fits no budget line on skl's 8.
+# ones (instructions are @ipc); @tlb fits skl's 4 counters, its events
+# any of them.
 run_cmd "$CS_CMD" list --pmu skl @cache
-if grep -q -e MPKI -e 'IPC =' -e 'general-purpose counters, ' "$T/out"; then
-	fail $LINENO "@cache lists formulas or a budget it should not"
+if grep -q -e MPKI -e 'IPC =' "$T/out"; then
+	fail $LINENO "@cache lists formulas it should not"
+	show "$T/out"
+fi
+run_cmd "$CS_CMD" list --pmu skl @tlb
+if grep -q -e 'general-purpose counters, ' -e 'counters only' "$T/out"; then
+	fail $LINENO "@tlb lists a budget it should not"
 	show "$T/out"
 fi
 

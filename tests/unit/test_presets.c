@@ -576,6 +576,67 @@ static void test_fixed_counters(void)
 	CU_ASSERT(!cs_preset_fixed_counter(1, 0)); /* software: no counter at all */
 }
 
+/* Counters per thread and the kernel's counter constraints: the Intel
+ * load and page-walk events a recipe uses count on counters 0-3 only. */
+struct low_case {
+	int line;
+	const char *pmu;
+	uint32_t type;
+	uint64_t config;
+	unsigned low;
+};
+
+static const struct low_case low_cases[] = {
+	{__LINE__, "skl", 4, 0x81d0, 4}, /* MEM_INST_RETIRED.ALL_LOADS */
+	{__LINE__, "skl", 4, 0x20d1, 4}, /* MEM_LOAD_RETIRED.L3_MISS */
+	{__LINE__, "skl", 4, 0x0e08, 0}, /* DTLB_LOAD_MISSES.WALK_COMPLETED: any */
+	{__LINE__, "skl", 4, 0x00c0, 0}, /* fixed */
+	{__LINE__, "icl", 4, 0x08d1, 4},
+	{__LINE__, "icl", 4, 0x0e08, 4},
+	{__LINE__, "icl", 4, 0x0e49, 4},
+	{__LINE__, "icl", 4, 0x0e85, 4},
+	{__LINE__, "icl", 4, 0x412e, 0}, /* LONGEST_LAT_CACHE.MISS */
+	{__LINE__, "spr", 4, 0x0e12, 4},
+	{__LINE__, "spr", 4, 0x0e13, 4},
+	{__LINE__, "spr", 4, 0x0e11, 4},
+	{__LINE__, "spr", 4, 0x02d1, 4},
+	{__LINE__, "spr", 4, 0x412e, 0},
+	{__LINE__, "spr", 4, 0x003c, 0},
+	{__LINE__, "spr", 4, 0x013c, 0},
+	{__LINE__, "spr", 1, 0x0011, 0}, /* software events take no counter */
+	{__LINE__, "spr", 3, 0x0010, 0}, /* generic cache events: the kernel's */
+	{__LINE__, "adl_glc", 9, 0x20d1, 4}, /* cpu_core's dynamic type */
+	{__LINE__, "amd64_fam19h_zen4", 4, 0xf064, 0},
+	{__LINE__, "amd64_fam10h_barcelona", 4, 0x40000f7e0, 0},
+};
+
+static void test_low_counters(void)
+{
+	const struct cs_preset_family *f;
+	unsigned i;
+
+	for (i = 0; i < sizeof(low_cases) / sizeof(low_cases[0]); i++) {
+		const struct low_case *k = &low_cases[i];
+
+		f = cs_preset_family_of(k->pmu);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		if (cs_preset_low_counter(f, k->type, k->config) != k->low) {
+			fprintf(stderr, "line %d: %s type %u config %#llx: want %u\n", k->line,
+				k->pmu, k->type, (unsigned long long)k->config, k->low);
+			CU_FAIL("low counter");
+		}
+	}
+	CU_ASSERT_EQUAL(cs_preset_low_counter(NULL, 4, 0x20d1), 0);
+	/* libpfm4's table numbers are for a core without SMT (icl: 16). */
+	CU_ASSERT_EQUAL(cs_preset_counters(cs_preset_family_of("icl"), 16), 8);
+	CU_ASSERT_EQUAL(cs_preset_counters(cs_preset_family_of("spr"), 16), 8);
+	CU_ASSERT_EQUAL(cs_preset_counters(cs_preset_family_of("skl"), 8), 4);
+	CU_ASSERT_EQUAL(cs_preset_counters(cs_preset_family_of("amd64_fam19h_zen3"), 6), 6);
+	CU_ASSERT_EQUAL(cs_preset_counters(NULL, 6), 6);
+	CU_ASSERT_EQUAL(cs_preset_counters(NULL, 0), 0);
+	CU_ASSERT_EQUAL(cs_preset_counters(NULL, -1), 0);
+}
+
 static unsigned count_in(uint32_t m)
 {
 	return (unsigned)__builtin_popcount(m);
@@ -595,7 +656,7 @@ static void test_split(void)
 		if (k10->events[i].presets & CS_PRESET_L1)
 			l1[n++] = k10->events[i].event;
 	CU_ASSERT_EQUAL_FATAL(n, 6);
-	nruns = cs_preset_split(k10, l1, n, 4, runs, 8);
+	nruns = cs_preset_split(k10, l1, n, 4, 0, 0, runs, 8);
 	CU_ASSERT_EQUAL(nruns, 2);
 	for (r = 0; r < nruns; r++) {
 		CU_ASSERT(count_in(runs[r]) <= 4);
@@ -611,7 +672,7 @@ static void test_split(void)
 		if (k10->events[i].presets & CS_PRESET_CACHE)
 			cache[n++] = k10->events[i].event;
 	CU_ASSERT_EQUAL_FATAL(n, 10);
-	nruns = cs_preset_split(k10, cache, n, 4, runs, 8);
+	nruns = cs_preset_split(k10, cache, n, 4, 0, 0, runs, 8);
 	CU_ASSERT(nruns >= 3 && nruns <= 5);
 	for (i = 0, all = 0; i < nruns; i++) {
 		CU_ASSERT(count_in(runs[i]) <= 4);
@@ -637,13 +698,58 @@ static void test_split(void)
 		CU_ASSERT(held);
 	}
 
+	/* @cache of Ice Lake on its 8 counters: the six load events count on
+	 * the first 4 only, so two runs, each ratio's inputs together. */
+	{
+		const struct cs_preset_family *icl = cs_preset_family_of("icl");
+		uint32_t low = 0;
+
+		for (i = 0, n = 0; i < icl->nevents; i++)
+			if (icl->events[i].presets & CS_PRESET_CACHE)
+				cache[n++] = icl->events[i].event;
+		CU_ASSERT_EQUAL_FATAL(n, 6);
+		low = 0x3f;
+		nruns = cs_preset_split(icl, cache, n, 8, low, 4, runs, 8);
+		CU_ASSERT_EQUAL(nruns, 2);
+		for (r = 0, all = 0; r < nruns; r++) {
+			CU_ASSERT(count_in(runs[r]) <= 4);
+			all |= runs[r];
+		}
+		CU_ASSERT_EQUAL(all, 0x3f);
+		for (i = 0; i < icl->nformulas; i++) {
+			uint32_t in = cs_preset_formula_inputs(icl, &icl->formulas[i]), g = 0;
+			unsigned e, k;
+			int held = 0;
+
+			for (e = 0; e < 32; e++) {
+				if (!(in & (1u << e)))
+					continue;
+				for (k = 0; k < n && strcmp(cache[k], icl->events[e].event); k++)
+					;
+				g = k < n ? g | (1u << k) : 0xffffffffu;
+			}
+			if (g == 0xffffffffu)
+				continue;
+			for (r = 0; r < nruns; r++)
+				held |= (runs[r] & g) == g;
+			CU_ASSERT(held);
+		}
+		/* Unrestricted events fill the other counters; a formula
+		 * with more restricted inputs than low counters is split. */
+		nruns = cs_preset_split(NULL, cache, 6, 8, 0x07, 2, runs, 8);
+		CU_ASSERT_EQUAL(nruns, 2);
+		CU_ASSERT_EQUAL(runs[0], 0x3b);
+		CU_ASSERT_EQUAL(runs[1], 0x04);
+		CU_ASSERT_EQUAL(cs_preset_split(NULL, cache, 6, 8, 0x01, 0, runs, 8), 0);
+	}
+
 	/* No family: chunks in order.  Limits. */
-	nruns = cs_preset_split(NULL, cache, 10, 4, runs, 8);
+	nruns = cs_preset_split(NULL, cache, 10, 4, 0, 0, runs, 8);
 	CU_ASSERT_EQUAL(nruns, 3);
 	CU_ASSERT_EQUAL(runs[0], 0x00f);
 	CU_ASSERT_EQUAL(runs[2], 0x300);
-	CU_ASSERT_EQUAL(cs_preset_split(NULL, cache, 10, 4, runs, 2), 0);
-	CU_ASSERT_EQUAL(cs_preset_split(skl, cache, 10, 0, runs, 8), 0);
+	CU_ASSERT_EQUAL(cs_preset_split(NULL, cache, 10, 4, 0, 0, runs, 2), 0);
+	CU_ASSERT_EQUAL(cs_preset_split(skl, cache, 10, 0, 0, 0, runs, 8), 0);
 }
 
 int main(void)
@@ -661,6 +767,7 @@ int main(void)
 	    !CU_add_test(s, "formula evaluation", test_calc) ||
 	    !CU_add_test(s, "formula syntax errors", test_calc_errors) ||
 	    !CU_add_test(s, "fixed counters", test_fixed_counters) ||
+	    !CU_add_test(s, "counters and their constraints", test_low_counters) ||
 	    !CU_add_test(s, "counter budget split", test_split)) {
 		CU_cleanup_registry();
 		return 99;
