@@ -333,14 +333,30 @@ static void append(char *list, size_t len, const char *name)
 	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
 }
 
+/* True when libpfm4 encodes name: under LIBPFM_FORCE_PMU its perf::
+ * events are not there. */
+static int encodes(const char *name)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	return pfm.encode(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS;
+}
+
 /* Replaces each preset of s->events by the events of the detected PMU's
  * recipe, in place and without duplicates; where no hardware counter can
- * count (no PMU, denied, no recipe), by tsc and page faults, saying why
- * in one line.  pmus[i] receives the PMU prefix to encode event i with. */
+ * count (no PMU, denied, no recipe), by tsc and page faults (tsc alone
+ * when libpfm4 has no page-fault event), saying why in one line.
+ * pmus[i] receives the PMU prefix to encode event i with. */
 static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 {
 	static struct expansion x; /* big: not on the constructor's stack */
 	char fell[128] = "", used[128] = "";
+	const char *instead = "tsc only";
 	unsigned i, j, bits, nused = 0, before;
 	int fallback = 0, err = 0;
 
@@ -358,8 +374,10 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 			append(fell, sizeof(fell), s->events[i]);
 			if (!fallback) {
 				add_event(&x, "tsc", NULL);
-				if (pfm_ok)
+				if (pfm_ok && encodes("perf::PAGE-FAULTS")) {
 					add_event(&x, "perf::PAGE-FAULTS", NULL);
+					instead = "tsc and page faults only";
+				}
 			}
 			fallback = 1;
 			continue;
@@ -381,21 +399,17 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 		else if (err == EACCES || err == EPERM)
 			cs_log("%s: hardware counters denied by kernel.perf_event_paranoid=%d "
 			       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows them); "
-			       "measuring tsc and page faults only",
-			       fell, paranoid_level());
+			       "measuring %s",
+			       fell, paranoid_level(), instead);
 		else if (err)
-			cs_log("%s: no hardware PMU visible — virtual machine? measuring tsc and "
-			       "page faults only",
-			       fell);
+			cs_log("%s: no hardware PMU visible — virtual machine? measuring %s", fell,
+			       instead);
 		else if (detected.known)
 			cs_log("%s: no recipe for this CPU's PMU '%s' (`cacheshim list @cache "
-			       "--pmu NAME` shows the models that have one); measuring tsc and "
-			       "page faults only",
-			       fell, detected.info.name);
+			       "--pmu NAME` shows the models that have one); measuring %s",
+			       fell, detected.info.name, instead);
 		else
-			cs_log("%s: libpfm4 does not know this CPU; measuring tsc and page "
-			       "faults only",
-			       fell);
+			cs_log("%s: libpfm4 does not know this CPU; measuring %s", fell, instead);
 	}
 	if (used[0] && !s->quiet)
 		cs_log("%s: %u events of the %s recipe for %s (`cacheshim list @PRESET` shows "

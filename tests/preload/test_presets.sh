@@ -75,6 +75,16 @@ else
 	! grep -q ',@cache,' "$T/cache.csv" || fail "cache: '@cache' recorded as an event"
 fi
 
+# A forced PMU hides libpfm4's perf:: events: the fallback is tsc alone,
+# still in one line (there was a second, "'perf::PAGE-FAULTS': event not
+# found").
+if [ $pmu = 0 ]; then
+	LIBPFM_FORCE_PMU=amd64_fam19h_zen3 run forced @cache
+	only_line forced "@cache: no hardware PMU visible — virtual machine? measuring tsc only"
+	events=$(csv_select "$T/forced.csv" "function=cs_touch_pages" event | sort -u | tr '\n' ' ')
+	[ "$events" = "tsc " ] || { show "$T/forced.csv"; fail "forced: events '$events', want tsc"; }
+fi
+
 # Two presets, one line naming both; explicit events stay as they are.
 run two @l2,@l3,perf::PAGE-FAULTS
 if [ $pmu = 0 ]; then
