@@ -127,6 +127,30 @@ static void test_not_running_grows(void)
 	CU_ASSERT_EQUAL(nr1, nr2);
 }
 
+static void test_counter_wrap(void)
+{
+	uint64_t c1 = 0, c2 = 0, nr = 0;
+
+	/* The kernel starts a counter at minus its period: a 48-bit counter
+	 * reads 0xffffffffff00 (-256) and, 512 events later, wraps to 0x100
+	 * before the overflow interrupt has added the period to offset.  The
+	 * difference of the two reads is 512, not 2^48 less. */
+	setup_page(2, 1000000, 48);
+	fake_pmc = 0xffffffffff00ull;
+	CU_ASSERT_EQUAL(cs_rdpmc_read(&page, fake_rdpmc, &c1, &nr), 0);
+	fake_pmc = 0x100;
+	CU_ASSERT_EQUAL(cs_rdpmc_read(&page, fake_rdpmc, &c2, &nr), 0);
+	CU_ASSERT_EQUAL(c1, 1000000 - 256);
+	CU_ASSERT_EQUAL(c2 - c1, 512);
+	/* The interrupt folds the counter into offset and restarts it at
+	 * minus the period: 300 events later the count has gone on. */
+	page.offset = (int64_t)c2 + (1ll << 20);
+	page.lock += 2;
+	fake_pmc = (1ull << 48) - (1ull << 20) + 300;
+	CU_ASSERT_EQUAL(cs_rdpmc_read(&page, fake_rdpmc, &c1, &nr), 0);
+	CU_ASSERT_EQUAL(c1 - c2, 300);
+}
+
 int main(void)
 {
 	CU_pSuite suite;
@@ -138,6 +162,7 @@ int main(void)
 	CU_add_test(suite, "encodings and fallbacks", test_cases);
 	CU_add_test(suite, "seqlock retry", test_seqlock_retry);
 	CU_add_test(suite, "multiplexing detection", test_not_running_grows);
+	CU_add_test(suite, "counter wrap", test_counter_wrap);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_tests_failed();
