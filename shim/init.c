@@ -230,12 +230,14 @@ static void after_fork_child(void)
 		cs_g.targets[i].block = &copies[i];
 	}
 	cs_modules_save();
+	cs_calibrate_save();
 	cs_output_forget();
 	if (cs_output_open() == 0) {
 		cs_g.hdr->nevents = cs_g.nevents;
 		memcpy(cs_g.hdr->events, cs_g.events, sizeof(cs_g.events));
 		cs_modules_restore();
 		rewrite_targets();
+		cs_calibrate_restore();
 		cs_g.enabled = 1;
 		cs_thread_populate_stack();
 	}

@@ -711,6 +711,12 @@ void cs_entry_forget_unloaded(void);
  * CS_HOOK_CALIBRATION, which the report subtracts). */
 void cs_calibrate(void);
 #define CS_CALIBRATION_CALLS 1000
+/* A forked child, before it lets go of the parent's file: copies the
+ * calibration calls' site block (and its thread's block) out of it. */
+void cs_calibrate_save(void);
+/* A forked child, once its own file has its modules and targets: writes
+ * the copies there (nothing when the save found none or could not copy). */
+void cs_calibrate_restore(void);
 
 /* ---- quickexit.c ---- */
 /* Looks up the real _exit and _Exit (the constructor: dlsym is not
