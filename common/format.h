@@ -109,6 +109,7 @@ enum cs_block_type {
 	CS_BLOCK_SERIES = 6, /* struct cs_series_block */
 	CS_BLOCK_REFUSAL = 7, /* struct cs_refusal_block */
 	CS_BLOCK_PAD = 8, /* nothing: aligns the block after it */
+	CS_BLOCK_NOTE = 9, /* struct cs_note_block */
 };
 
 struct cs_block {
@@ -163,6 +164,17 @@ struct cs_refusal_block {
 	uint32_t reserved;
 	uint64_t offset; /* offset in the function the reason is about, 0 if none */
 	char why[112];
+};
+
+/* A line the shim said once in the process about what the file lacks and
+ * why (a limit reached, the file or file system full, an event that did
+ * not open), kept where the numbers are read.  text is the line without
+ * the "cacheshim: " prefix, printable (control characters replaced by
+ * '?'), NUL-terminated, cut at CS_NOTE_TEXT - 1 bytes. */
+#define CS_NOTE_TEXT 504
+struct cs_note_block {
+	struct cs_block hdr;
+	char text[CS_NOTE_TEXT];
 };
 
 /* A thread that made at least one measured call. */

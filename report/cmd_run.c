@@ -471,13 +471,32 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 	}
 }
 
-/* After the run: the summary of the session's report files (unless
- * quiet), and the targets that matched nothing (when targets is not
- * NULL: the shim was told to leave that to the launcher). */
-static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim,
-		      int quiet, const char *targets)
+/* The shim's notes (lines it says once per process about what its file
+ * lacks), which it left to the launcher (CACHESHIM_UNMATCHED=run): each
+ * said once for all of the run's processes, as the shim says them, with
+ * how many of the files hold it when not all. */
+static void say_notes(const struct cs_report *r)
 {
-	struct cs_output_opts o = {.summary = 1, .truncate = 1};
+	struct cs_note_info **v;
+	size_t i, n;
+
+	v = cs_merge_notes(r, &n);
+	for (i = 0; i < n; i++) {
+		if (v[i]->nfiles < r->nfiles)
+			cs_err("%s [%zu of %zu files]", v[i]->text, v[i]->nfiles, r->nfiles);
+		else
+			cs_err("%s", v[i]->text);
+	}
+	free(v);
+}
+
+/* After the run: the summary of the session's report files (unless
+ * quiet); and when the shim was told to leave them to the launcher
+ * (launcher), its notes and the targets that matched nothing. */
+static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim,
+		      int quiet, int launcher, const char *targets)
+{
+	struct cs_output_opts o = {.summary = 1, .truncate = 1, .no_notes = launcher};
 	struct cs_symbols *syms = NULL;
 	struct cs_report *r;
 	static char *no_function[] = {""};
@@ -501,6 +520,8 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		r->nfn_globs = 1;
 	}
 	n = collect(r, dir, pattern, session);
+	if (launcher)
+		say_notes(r);
 	if (n == 0) {
 		if (!quiet)
 			cs_warn("run: no report file of this run in %s (was %s loaded?)", dir,
@@ -518,7 +539,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 		cs_table_print(stderr, r, syms, &o);
 		fputc('\n', stderr);
 	}
-	if (n && targets)
+	if (n && launcher && targets)
 		say_unmatched(r, targets);
 	cs_symbols_free(syms);
 	cs_merge_free(r);
@@ -1024,7 +1045,7 @@ int cs_cmd_run(int argc, char **argv)
 		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
 	}
 	if (!quiet || unmatched_later)
-		summarize(argv[optind], output, sid, shim, quiet,
-			  unmatched_later ? (targets ? targets : getenv("CACHESHIM_TARGETS")) : NULL);
+		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,
+			  targets ? targets : getenv("CACHESHIM_TARGETS"));
 	return pass_status(status);
 }

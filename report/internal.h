@@ -131,6 +131,10 @@ struct cs_file {
 	 * file order (a target may have several: all are kept). */
 	const struct cs_refusal_block **refusals;
 	size_t nrefusals;
+	/* The shim's notes (lines it said once about what the file lacks),
+	 * in file order. */
+	const struct cs_note_block **notes;
+	size_t nnotes;
 };
 
 /* Reads and validates the report file at path.  Returns 0 and sets *out,
@@ -428,6 +432,18 @@ struct cs_report {
 	struct cs_target_info *targets;
 	size_t ntargets;
 	struct cs_name_count *names;
+	/* The shim's notes of every file, one per text (uthash head), and how
+	 * many there are. */
+	struct cs_note_info *notes;
+	size_t nnotes;
+};
+
+/* A note of the shim (cs_note_block) and the files that hold it. */
+struct cs_note_info {
+	UT_hash_handle hh; /* keyed by text */
+	size_t order; /* the note's place among all, first seen first */
+	size_t nfiles; /* files holding it (each counted once) */
+	char text[CS_NOTE_TEXT];
 };
 
 /* Returns a new empty report, or NULL when out of memory. */
@@ -453,6 +469,9 @@ const struct cs_agg *cs_merge_cold(const struct cs_row *row, size_t ev);
 /* Returns 1 when event ev of r was not counted in any file (failed and
  * never counted), else 0. */
 int cs_merge_not_counted(const struct cs_report *r, size_t ev);
+/* Returns a malloc'd array of the notes of r, first seen first, and sets
+ * *n; NULL (and *n = 0) when none or out of memory. */
+struct cs_note_info **cs_merge_notes(const struct cs_report *r, size_t *n);
 /* Returns a malloc'd array of the targets of r sorted by name, module
  * path and offset, and sets *n; NULL (and *n = 0) when none or out of
  * memory. */
@@ -535,12 +554,16 @@ struct cs_output_opts {
 	const struct cs_derive *derive; /* --derive, resolved against the report */
 	size_t nderive;
 	int subtract; /* --subtract-overhead: raw_mean and overhead shown */
+	int no_notes; /* table: leave out the shim's notes (cacheshim run says them) */
 };
 
 /* Prints r as aligned tables, one per event.  Returns 0, or -EIO when
  * writing failed, -ENOMEM. */
 int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		   const struct cs_output_opts *o);
+/* Prints the shim's notes of r (none: nothing), a title line first, each
+ * note with how many of the files hold it when not all of them. */
+void cs_table_notes(FILE *out, const struct cs_report *r);
 /* Prints the summary header (programs, pids, events, files, calls that
  * did not return) of r. */
 void cs_table_summary(FILE *out, const struct cs_report *r);

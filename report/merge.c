@@ -481,6 +481,56 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 	return glob_match(r->fn_globs, r->nfn_globs, t->name, NULL);
 }
 
+/* Adds the notes of f to r: each text once per file. */
+static int add_notes(struct cs_report *r, const struct cs_file *f)
+{
+	struct cs_note_info *ni;
+	size_t i, j;
+
+	for (i = 0; i < f->nnotes; i++) {
+		const char *text = f->notes[i]->text;
+
+		for (j = 0; j < i && strcmp(f->notes[j]->text, text); j++)
+			;
+		if (j < i)
+			continue; /* said twice in this file (a forked child's) */
+		HASH_FIND_STR(r->notes, text, ni);
+		if (!ni) {
+			ni = calloc(1, sizeof(*ni));
+			if (!ni)
+				return -ENOMEM;
+			snprintf(ni->text, sizeof(ni->text), "%s", text);
+			ni->order = r->nnotes++;
+			HASH_ADD_STR(r->notes, text, ni);
+		}
+		ni->nfiles++;
+	}
+	return 0;
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct cs_note_info *x = *(const struct cs_note_info *const *)a;
+	const struct cs_note_info *y = *(const struct cs_note_info *const *)b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+struct cs_note_info **cs_merge_notes(const struct cs_report *r, size_t *n)
+{
+	struct cs_note_info **v, *ni;
+	size_t k = 0;
+
+	*n = 0;
+	if (!r->nnotes || !(v = malloc(r->nnotes * sizeof(*v))))
+		return NULL;
+	for (ni = r->notes; ni; ni = ni->hh.next)
+		v[k++] = ni;
+	qsort(v, k, sizeof(*v), cmp_note);
+	*n = k;
+	return v;
+}
+
 static int add_file_info(struct cs_report *r, const struct cs_file *f)
 {
 	struct cs_file_info *fi, *nf;
@@ -506,6 +556,8 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 		if (f->threads[i]->hdr.size >= sizeof(struct cs_thread_block))
 			fi->setup_ticks += f->threads[i]->setup_ticks;
 	r->nfiles++;
+	if (add_notes(r, f))
+		return -ENOMEM;
 	r->lost_calls += f->hdr->lost_calls;
 	r->setup_ticks += fi->setup_ticks;
 	return 0;
@@ -907,6 +959,7 @@ void cs_merge_free(struct cs_report *r)
 	struct cs_target_info *t, *tt;
 	struct cs_refusal_seen *rs, *rst;
 	struct cs_name_count *nc, *nct;
+	struct cs_note_info *ni, *nit;
 	size_t i;
 
 	if (!r)
@@ -942,6 +995,11 @@ void cs_merge_free(struct cs_report *r)
 	{
 		HASH_DEL(r->names, nc);
 		free(nc);
+	}
+	HASH_ITER(hh, r->notes, ni, nit)
+	{
+		HASH_DEL(r->notes, ni);
+		free(ni);
 	}
 	HASH_ITER(hh, r->module_hash, m, mt)
 	{

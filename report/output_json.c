@@ -257,6 +257,24 @@ static int same_function(const struct cs_row *a, const struct cs_row *b)
 	       a->k.toff == b->k.toff && a->k.argn == b->k.argn && a->k.key == b->k.key;
 }
 
+/* The shim's notes, first seen first, with how many files hold each. */
+static void jnotes(FILE *out, const struct cs_report *r)
+{
+	struct cs_note_info **v;
+	size_t i, n;
+
+	v = cs_merge_notes(r, &n);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",{" : "{", out);
+		jkey(out, "text");
+		jstr(out, v[i]->text);
+		fputc(',', out);
+		ju64(out, "files", v[i]->nfiles);
+		fputc('}', out);
+	}
+	free(v);
+}
+
 static void jheader(FILE *out, const struct cs_report *r)
 {
 	const struct cs_agg *c;
@@ -322,7 +340,9 @@ static void jheader(FILE *out, const struct cs_report *r)
 	ju128(out, "lost_calls", r->lost_calls);
 	fputc(',', out);
 	ju128(out, "setup_ticks", r->setup_ticks);
-	fputc('}', out);
+	fputs("},\"notes\":[", out);
+	jnotes(out, r);
+	fputc(']', out);
 }
 
 static int jseries(FILE *out, const struct cs_report *r)

@@ -599,6 +599,28 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 			"\n%zu target%s refused entry patching (cacheshim report --targets shows "
 			"why)\n",
 			refused, refused == 1 ? "" : "s");
+	if (!o->no_notes)
+		cs_table_notes(out, r);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
+}
+
+void cs_table_notes(FILE *out, const struct cs_report *r)
+{
+	struct cs_note_info **v;
+	size_t i, n;
+	char *e;
+
+	v = cs_merge_notes(r, &n);
+	if (n)
+		fputs("\nnotes of the shim (said on the program's stderr as it ran):\n", out);
+	for (i = 0; i < n; i++) {
+		e = cs_util_escape_dup(v[i]->text);
+		fprintf(out, "  %s", e ? e : "?");
+		if (v[i]->nfiles < r->nfiles)
+			fprintf(out, "  [%zu of %zu files]", v[i]->nfiles, r->nfiles);
+		fputc('\n', out);
+		free(e);
+	}
+	free(v);
 }

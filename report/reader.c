@@ -356,9 +356,23 @@ static int check_refusal(struct cs_file *f, uint64_t off, const struct cs_block 
 	return 0;
 }
 
+static int check_note(struct cs_file *f, uint64_t off, const struct cs_block *b, struct vec *vno)
+{
+	const struct cs_note_block *nb = (const void *)(f->data + off);
+
+	if (b->size != sizeof(*nb))
+		damage(f, "note block at offset %llu: %u bytes, %zu expected", (ull)off, b->size,
+		       sizeof(*nb));
+	else if (!nul_within(nb->text, sizeof(nb->text)))
+		damage(f, "note block at offset %llu: text is not NUL-terminated", (ull)off);
+	else
+		return push(vno, nb);
+	return 0;
+}
+
 /* The arrays check_block fills, one per block type kept. */
 struct vecs {
-	struct vec m, t, s, th, n, se, r;
+	struct vec m, t, s, th, n, se, r, no;
 };
 
 /* Version 1 site blocks had calls and entered before dropped and nested;
@@ -447,6 +461,8 @@ static int check_block(struct cs_file *f, uint64_t off, const struct cs_block *b
 		return check_series(f, off, b, vse);
 	case CS_BLOCK_REFUSAL:
 		return check_refusal(f, off, b, &vv->r);
+	case CS_BLOCK_NOTE:
+		return check_note(f, off, b, &vv->no);
 	case CS_BLOCK_PAD:
 		return 0;
 	default:
@@ -850,6 +866,8 @@ static int walk(struct cs_file *f)
 	f->nseries = vv.se.n;
 	f->refusals = (const struct cs_refusal_block **)vv.r.v;
 	f->nrefusals = vv.r.n;
+	f->notes = (const struct cs_note_block **)vv.no.v;
+	f->nnotes = vv.no.n;
 	if (ret)
 		return ret;
 
@@ -1367,6 +1385,7 @@ void cs_reader_free(struct cs_file *f)
 	free(f->nested);
 	free(f->series);
 	free(f->refusals);
+	free(f->notes);
 	if (f->mapped)
 		unmap_data(f);
 	else

@@ -22,14 +22,24 @@ long cs_proc_status(const char *field);
 /* Notes what descriptor 2 is at start: cs_log writes there only while it
  * still is (first thing in the constructor). */
 void cs_log_init(void);
-/* Like cs_log, but only the first time this call site logs. */
-#define CS_LOG_ONCE(...)                     \
-	do {                                 \
-		static int cs_logged_;       \
-		if (!cs_logged_) {           \
-			cs_logged_ = 1;      \
-			cs_log(__VA_ARGS__); \
-		}                            \
+/* Replaces the control characters of s[0, n) with '?': one line, whatever
+ * the user's values held. */
+void cs_log_printable(char *s, size_t n);
+/* cs_log, and the line kept in the report file as a note block (output.c;
+ * slow paths only: it reserves a block) when the file is open; under
+ * `cacheshim run` (CACHESHIM_UNMATCHED=run) a kept line is not said here:
+ * the launcher says each note once for all of the run's processes. */
+void cs_log_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line about what the report file lacks and why, said once per process
+ * (a forked child, whose file is a new one, says it again): kept in the
+ * file as well (cs_log_note). */
+#define CS_LOG_ONCE(...)                                              \
+	do {                                                          \
+		static uint64_t cs_said_; /* 1 + generation said in */ \
+		if (cs_said_ != cs_g.generation + 1) {                \
+			cs_said_ = cs_g.generation + 1;               \
+			cs_log_note(__VA_ARGS__);                     \
+		}                                                     \
 	} while (0)
 
 /* ---- settings.c: CACHESHIM_* read once ---- */

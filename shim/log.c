@@ -36,6 +36,16 @@ static int stderr_is_ours(void)
 	       st.st_ino == err_ino;
 }
 
+void cs_log_printable(char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = '?';
+	}
+}
+
 void cs_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -52,11 +62,7 @@ void cs_log(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
-	/* One line, whatever the user's values held: no control characters. */
-	for (int i = 0; i < n; i++) {
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	}
+	cs_log_printable(buf, (size_t)n);
 	buf[n++] = '\n';
 	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
 		/* Nothing to do: stderr is gone. */

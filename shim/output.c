@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The report file: created safely, mapped MAP_SHARED for the whole run,
  * blocks reserved by an atomic bump of header.used (slow paths only), and
- * sealed and trimmed at exit. */
+ * sealed and trimmed at exit.  And the notes: once-lines also kept there. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -857,4 +858,43 @@ void cs_output_forget(void)
 		sys_close(fd);
 	out_fd = -1;
 	cs_g.hdr = NULL;
+}
+
+/* ---- notes (cs_log_note): lines also kept in the file ---- */
+
+/* Writes text into a note block of the report file: 0, or -1 when there
+ * is no file (yet, or under the program's seccomp filter, which may
+ * refuse the file's growth) or no room. */
+static int keep_note(const char *text, size_t n)
+{
+	struct cs_note_block *b;
+
+	if (!cs_g.hdr || cs_g.sandboxed)
+		return -1;
+	b = cs_output_reserve(sizeof(*b));
+	if (!b)
+		return -1;
+	memcpy(b->text, text, n);
+	memset(b->text + n, 0, sizeof(b->text) - n);
+	cs_output_publish(b, CS_BLOCK_NOTE);
+	return 0;
+}
+
+void cs_log_note(const char *fmt, ...)
+{
+	char text[CS_NOTE_TEXT];
+	int saved = errno, n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(text) - 1)
+		n = (int)sizeof(text) - 1;
+	cs_log_printable(text, (size_t)n);
+	if (keep_note(text, (size_t)n) < 0 || !cs_g.settings.launcher)
+		cs_log("%s", text);
+	errno = saved;
 }

@@ -104,6 +104,11 @@
 				(data.overhead_subtracted ? ', subtracted' : '') + ')');
 		line('values', data.view === 'exclusive' ?
 			'exclusive (self): the calls of nested targets taken out' : 'inclusive');
+		/* What the files lack and why, as the shim said it. */
+		(data.notes || []).forEach(function (n) {
+			line('note', n.text + (n.files < data.files.length ?
+				' [' + n.files + ' of ' + data.files.length + ' files]' : ''), 'warn');
+		});
 	}
 
 	/* ---- sortable tables ---- */

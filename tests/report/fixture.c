@@ -148,6 +148,17 @@ size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *wh
 	return off;
 }
 
+size_t fx_note(struct fx *f, const char *text)
+{
+	struct cs_note_block *n;
+	size_t off;
+
+	off = fx_block(f, CS_BLOCK_NOTE, sizeof(*n));
+	n = fx_at(f, off);
+	snprintf(n->text, sizeof(n->text), "%s", text);
+	return off;
+}
+
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open)
 {
 	fx_thread_setup(f, tid, events_open, 0, sizeof(struct cs_thread_block));

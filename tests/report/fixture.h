@@ -50,6 +50,8 @@ uint32_t fx_target_at(struct fx *f, const char *name, uint32_t module, uint64_t 
 /* Adds a refusal block for target: why (truncated to fit) at offset.
  * Returns its offset. */
 size_t fx_refusal(struct fx *f, uint32_t target, uint64_t offset, const char *why);
+/* Appends a note block with text; returns its offset. */
+size_t fx_note(struct fx *f, const char *text);
 /* Adds a thread block. */
 void fx_thread(struct fx *f, uint32_t tid, uint32_t events_open);
 /* A thread block of size bytes (CS_THREAD_BLOCK_MIN_SIZE: as earlier

@@ -1167,6 +1167,81 @@ static void test_refusals(void)
 	}
 }
 
+_Static_assert(sizeof(struct cs_note_block) == 512, "note block size");
+_Static_assert(offsetof(struct cs_note_block, text) == 8, "note text");
+
+/* Note blocks: kept in file order, or dropped as damage when of another
+ * size or without the text's NUL; merged, each text once per file, with
+ * the number of files that hold it. */
+static void test_notes(void)
+{
+	static const struct {
+		int line;
+		int how; /* 0 fine, 1 size - 8, 2 no NUL */
+		const char *damage;
+	} cases[] = {
+		{__LINE__, 0, ""},
+		{__LINE__, 1, "bytes, 512 expected"},
+		{__LINE__, 2, "text is not NUL-terminated"},
+	};
+	struct cs_note_info **v;
+	struct cs_note_block *nb;
+	struct cs_report *r;
+	struct cs_file *f, *g;
+	char err[512];
+	size_t i, n, off;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx *x = sample();
+
+		if (cases[i].how == 1) {
+			off = fx_block(x, CS_BLOCK_NOTE, (uint32_t)(sizeof(*nb) - 8));
+			nb = fx_at(x, off);
+			snprintf(nb->text, 16, "short");
+		} else {
+			off = fx_note(x, "first");
+			nb = fx_at(x, off);
+			if (cases[i].how == 2)
+				memset(nb->text, 'y', sizeof(nb->text));
+		}
+		fx_note(x, "second");
+		fx_note(x, "first"); /* said again by a forked child's generation */
+		fx_header(x)->capacity = x->len;
+		fx_header(x)->used = x->len | CS_USED_SEALED;
+		CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "r", &f, err, sizeof(err)) == 0);
+		if (!strstr(f->damage, cases[i].damage) || (!cases[i].damage[0] && f->damage[0]))
+			fprintf(stderr, "case at line %d: damage '%s'\n", cases[i].line, f->damage);
+		CU_ASSERT_PTR_NOT_NULL(strstr(f->damage, cases[i].damage));
+		CU_ASSERT(cases[i].damage[0] || !f->damage[0]);
+		CU_ASSERT_FATAL(f->nnotes == (cases[i].how ? 2u : 3u));
+		CU_ASSERT_STRING_EQUAL(f->notes[f->nnotes - 2]->text, "second");
+		if (cases[i].how == 0) {
+			/* Two files, the second without "second": first 2, second 1. */
+			struct fx *y = sample();
+
+			fx_note(y, "first");
+			fx_header(y)->capacity = y->len;
+			fx_header(y)->used = y->len | CS_USED_SEALED;
+			CU_ASSERT_FATAL(cs_reader_parse(y->buf, y->len, "s", &g, err, sizeof(err)) ==
+					0);
+			r = cs_merge_new(CS_BY_CALLSITE);
+			CU_ASSERT_FATAL(r != NULL);
+			CU_ASSERT_EQUAL(cs_merge_add(r, f), 0);
+			CU_ASSERT_EQUAL(cs_merge_add(r, g), 0);
+			v = cs_merge_notes(r, &n);
+			CU_ASSERT_FATAL(v != NULL && n == 2);
+			CU_ASSERT(strcmp(v[0]->text, "first") == 0 && v[0]->nfiles == 2);
+			CU_ASSERT(strcmp(v[1]->text, "second") == 0 && v[1]->nfiles == 1);
+			free(v);
+			cs_merge_free(r);
+			cs_reader_free(g);
+			fx_free(y);
+		}
+		cs_reader_free(f);
+		fx_free(x);
+	}
+}
+
 static void test_series_percentile(void)
 {
 	uint64_t h[CS_WHIST_BUCKETS] = {0};
@@ -1206,6 +1281,7 @@ int main(void)
 	CU_add_test(s, "damaged nested and series blocks", test_nested_series_damage);
 	CU_add_test(s, "window percentiles", test_series_percentile);
 	CU_add_test(s, "refusal blocks", test_refusals);
+	CU_add_test(s, "note blocks", test_notes);
 	CU_add_test(s, "aggregates that cannot be their calls'", test_aggregates);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
