@@ -376,20 +376,29 @@ void cs_hot_begin(struct cs_thread *t, struct cs_frame *f, struct cs_site_block 
 	begin(t, f, site, cs_g.nevents);
 }
 
+/* Wrapped functions tail-jumping to each other in a row: each call-through
+ * keeps a frame, so beyond this many the calls run inside the outer call's
+ * measurement instead (counted as dropped) and the stack stays bounded. */
+#define CS_TAIL_MAX 16u
+
 HOT uint64_t callsite_of(const struct cs_frame *f)
 {
-	const struct cs_frame *outer;
+	unsigned n = 0;
 	uint64_t rbp;
 
-	if (__builtin_expect(f->ret_addr != (uint64_t)(uintptr_t)cs_trampoline_return, 1))
-		return f->ret_addr;
 	/* A wrapped function tail-jumped to this one: its return address is
 	 * the trampoline's.  The wrapped function restored rbp (callee-saved)
 	 * before jumping, so the trampoline frame it ran in is the one our
-	 * saved rbp points to; report the call site of that outer call. */
-	rbp = *(const uint64_t *)((uintptr_t)f + CS_FRAME_SIZE);
-	outer = (const struct cs_frame *)(uintptr_t)(rbp - CS_FRAME_SIZE);
-	return outer->ret_addr;
+	 * saved rbp points to; report the call site of that outer call.  That
+	 * one may have been entered by a tail jump too (a deleting destructor
+	 * jumping to operator delete(void *, size_t), which jumps to operator
+	 * delete(void *)): follow the chain to the call that started it. */
+	while (__builtin_expect(f->ret_addr == (uint64_t)(uintptr_t)cs_trampoline_return, 0) &&
+	       n++ < CS_TAIL_MAX) {
+		rbp = *(const uint64_t *)((uintptr_t)f + CS_FRAME_SIZE);
+		f = (const struct cs_frame *)(uintptr_t)(rbp - CS_FRAME_SIZE);
+	}
+	return f->ret_addr;
 }
 
 uint64_t cs_hot_callsite(const struct cs_frame *f)
@@ -410,11 +419,6 @@ static inline uint64_t live_depth(struct cs_thread *t, const struct cs_frame *f)
 	t->depth = d;
 	return d;
 }
-
-/* Wrapped functions tail-jumping to each other in a row: each call-through
- * keeps a frame, so beyond this many the calls run inside the outer call's
- * measurement instead (counted as dropped) and the stack stays bounded. */
-#define CS_TAIL_MAX 16u
 
 static unsigned tail_depth(const struct cs_frame *f)
 {

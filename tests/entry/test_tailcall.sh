@@ -35,3 +35,19 @@ IFS=$'\t' read -r calls entered dropped <<<"$row"
 	fail "aw_tailrec: calls $calls, dropped $dropped, entered $entered; want entered = calls + dropped = $((N + 1))"
 }
 echo "aw_tailrec: $((N + 1)) entries ($calls measured, $dropped inside the outer call), stack bounded"
+
+# The call site of a call entered by a tail jump is that of the call that
+# started the chain, however long: aw_tailrec(3) is entered 4 times by one
+# call in main.  Following one jump back only, the third and fourth
+# entries had the trampoline's return address in libcacheshim.so as their
+# call site (a C++ deleting destructor jumping to operator delete(void *,
+# size_t), which jumps to operator delete(void *), showed it too).
+hook_run chain entry tsc aw_tailrec "$PROG" --tailrec 3
+[ "$status" -eq 0 ] || { show "$T/chain.err"; fail "aw_tailrec(3) exits $status"; }
+report_csv chain
+sites=$(csv_select "$T/chain.csv" "function=aw_tailrec,event=tsc" callsite,module,entered)
+[ "$(printf '%s\n' "$sites" | wc -l)" -eq 1 ] && [[ $sites == main+0x*$'\t'prog_awkward$'\t'4 ]] || {
+	show "$T/chain.csv"
+	fail "aw_tailrec(3): want one call site, in main, entered 4 times; got: $sites"
+}
+echo "aw_tailrec(3): 4 entries at one call site in main"
