@@ -9,6 +9,10 @@
 
 /* Distinct patterns the shim takes; later ones are ignored (said). */
 #define CS_MAX_TARGET_PATTERNS 64
+/* Bytes of a pattern's name or glob, NUL included: C++ names run to
+ * thousands of characters.  (A report file keeps the first
+ * CS_TARGET_NAME_MAX - 1 bytes of the name of each function it wraps.) */
+#define CS_TARGET_PATTERN_MAX 4096
 
 enum cs_target_spec_error {
 	CS_TSPEC_OK = 0,

@@ -395,14 +395,31 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	return merged;
 }
 
-/* Whether some target of r's files has a name glob matches. */
-static int glob_matched(const struct cs_report *r, const char *glob)
+/* Whether some target of r's files has a name glob matches.  A file
+ * keeps a name's first CS_TARGET_NAME_MAX - 1 bytes: a name that long
+ * is matched as the defining module's symbol table has it (*syms made
+ * when first needed), else a glob matching its end (a C++ name's) was
+ * said to match nothing. */
+static int glob_matched(const struct cs_report *r, const char *glob, struct cs_symbols **syms)
 {
 	const struct cs_target_info *t, *tmp;
+	char *full;
+	int m;
 
-	HASH_ITER(hh, r->targets, t, tmp)
+	HASH_ITER(hh, r->targets, t, tmp) {
 		if (fnmatch(glob, t->k.name, 0) == 0)
 			return 1;
+		if (!t->mod || strnlen(t->k.name, sizeof(t->k.name)) < sizeof(t->k.name) - 1)
+			continue;
+		if (!*syms)
+			*syms = cs_symbols_new(NULL);
+		full = cs_symbols_name_at(*syms, t->mod->path, t->mod->build_id,
+					  t->mod->build_id_len, t->k.offset, t->k.name);
+		m = full && fnmatch(glob, full, 0) == 0;
+		free(full);
+		if (m)
+			return 1;
+	}
 	return 0;
 }
 
@@ -441,11 +458,14 @@ static int address_matched(const struct cs_report *r, const char *spec)
  * functions of libraries loaded later too. */
 static void say_unmatched(const struct cs_report *r, const char *list)
 {
-	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
+	/* Static: 256 KiB. */
+	static char tok[CS_TARGET_PATTERN_MAX + 9],
+		seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_PATTERN_MAX + 9];
 	const char *rest = list, *b;
 	size_t n, namelen, i;
 	unsigned argn, nseen = 0, k;
 	int one_pid = 1; /* every file is one process's (an exec chain) */
+	struct cs_symbols *syms = NULL;
 
 	for (i = 1; i < r->nfiles; i++)
 		one_pid &= r->files[i].pid == r->files[0].pid;
@@ -464,11 +484,12 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 			continue;
 		if (nseen < CS_MAX_TARGET_PATTERNS)
 			strcpy(seen[nseen++], tok);
-		if (glob_matched(r, tok) || (strchr(tok, '+') && address_matched(r, tok)))
+		if (glob_matched(r, tok, &syms) || (strchr(tok, '+') && address_matched(r, tok)))
 			continue;
 		cs_warn("run: target '%s' matched no function in %s", tok,
 			one_pid ? "the program" : "any of the program's processes");
 	}
+	cs_symbols_free(syms);
 }
 
 /* The shim's notes (lines it says once per process about what its file
@@ -622,7 +643,9 @@ static int check_targets(const char *list, const char *what)
 		[CS_TSPEC_CHARS] = "not a function name or glob",
 		[CS_TSPEC_ADDRESS] = "neither a function name nor MODULE+0xOFFSET",
 	};
-	char tok[CS_TARGET_NAME_MAX + 9], seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_NAME_MAX + 9];
+	/* Static: 256 KiB. */
+	static char tok[CS_TARGET_PATTERN_MAX + 9],
+		seen[CS_MAX_TARGET_PATTERNS][CS_TARGET_PATTERN_MAX + 9];
 	const char *rest = list, *b;
 	unsigned nseen = 0, argn, i;
 	enum cs_target_spec_error err;
@@ -630,19 +653,23 @@ static int check_targets(const char *list, const char *what)
 	int k;
 
 	while ((b = cs_util_next_item(&rest, &n))) {
-		if (n >= sizeof(tok)) {
+		if (!n)
+			continue;
+		if (n < sizeof(tok)) {
+			memcpy(tok, b, n);
+			tok[n] = '\0';
+			err = cs_target_spec(tok, &namelen, &argn);
+		}
+		/* The shim takes a name or glob of up to CS_TARGET_PATTERN_MAX
+		 * - 1 characters (shim/settings.c). */
+		if (n >= sizeof(tok) || (err == CS_TSPEC_OK && namelen >= CS_TARGET_PATTERN_MAX)) {
 			/* Its start, not cut inside a UTF-8 character. */
 			for (k = 20; k > 0 && ((unsigned char)b[k] & 0xc0) == 0x80; k--)
 				;
 			cs_err("run: %s: '%.*s...' is longer than %u characters", what, k, b,
-			       CS_TARGET_NAME_MAX + 8);
+			       CS_TARGET_PATTERN_MAX - 1);
 			return CS_EXIT_USAGE;
 		}
-		if (!n)
-			continue;
-		memcpy(tok, b, n);
-		tok[n] = '\0';
-		err = cs_target_spec(tok, &namelen, &argn);
 		if (err != CS_TSPEC_OK) {
 			cs_err("run: %s: '%s': %s", what, tok, why[err]);
 			return CS_EXIT_USAGE;

@@ -527,6 +527,13 @@ int cs_symbols_callsite(struct cs_symbols *s, const char *path, const uint8_t *b
  * "" when the module has no line information.  Returns 1 when found. */
 int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *build_id,
 		      uint32_t build_id_len, uint64_t offset, int full, char *buf, size_t len);
+/* Returns the whole name (malloc'd) of a symbol at offset in the module
+ * at path (build id as above) that starts with prefix, without the
+ * version that .dynsym names carry ("@@GLIBC_2.2.5"), or NULL when none
+ * is found (the module is gone, or out of memory).  A report file keeps
+ * the first CS_TARGET_NAME_MAX - 1 bytes of a target's name. */
+char *cs_symbols_name_at(struct cs_symbols *s, const char *path, const uint8_t *build_id,
+			 uint32_t build_id_len, uint64_t offset, const char *prefix);
 /* Adds dir to the directories searched (recursively) for a module whose
  * recorded path is missing or has another build id: a file there with
  * the recorded build id is used instead.  Returns 0 or -ENOMEM. */

@@ -445,6 +445,31 @@ int cs_symbols_callsite(struct cs_symbols *s, const char *path, const uint8_t *b
 	return 0;
 }
 
+char *cs_symbols_name_at(struct cs_symbols *s, const char *path, const uint8_t *build_id,
+			 uint32_t build_id_len, uint64_t offset, const char *prefix)
+{
+	struct modcache *c = s ? lookup(s, path, build_id, build_id_len) : NULL;
+	size_t plen = strlen(prefix);
+	const char *name;
+	GElf_Addr addr;
+	GElf_Sym sym;
+	int i, n;
+
+	if (!c || !c->mod)
+		return NULL;
+	/* Each symbol, not dwfl_module_addrinfo: a function may have
+	 * several names (aliases, a C++ class's D1 and D2 destructors), and
+	 * only the one the prefix starts is the target's. */
+	n = dwfl_module_getsymtab(c->mod);
+	for (i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(c->mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (name && addr == offset && GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
+		    !strncmp(name, prefix, plen))
+			return strndup(name, plen + strcspn(name + plen, "@"));
+	}
+	return NULL;
+}
+
 int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *build_id,
 		      uint32_t build_id_len, uint64_t offset, int full, char *buf, size_t len)
 {

@@ -134,7 +134,7 @@ static int push_candidate(struct module_pass *mp, const char *name, uint64_t add
  * compiler clone (foo.constprop.0) the name it was made from. */
 static int match_name(const char *name)
 {
-	char base[CS_TARGET_NAME_MAX];
+	char base[CS_TARGET_PATTERN_MAX];
 	size_t n;
 	int pat = cs_settings_match(&cs_g.settings, name);
 

@@ -63,7 +63,7 @@ void cs_log_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CS_MERGE_RECHECK 256u
 
 struct cs_target_pattern {
-	char glob[CS_TARGET_NAME_MAX]; /* fnmatch(3) pattern */
+	char glob[CS_TARGET_PATTERN_MAX]; /* fnmatch(3) pattern */
 	unsigned literal; /* length of glob's literal prefix (0 is always safe) */
 	unsigned argn; /* name:argN, 0 = none */
 	unsigned matched; /* symbols it matched (set while patching) */

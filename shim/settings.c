@@ -61,6 +61,11 @@ static int parse_target(struct cs_settings *s, const char *tok)
 		       (int)namelen, tok);
 		return -EINVAL;
 	}
+	if (namelen >= sizeof(p->glob)) {
+		cs_log("CACHESHIM_TARGETS: a name longer than %zu characters ('%.20s...'); ignored",
+		       sizeof(p->glob) - 1, tok);
+		return -EINVAL;
+	}
 	for (i = 0; i < s->ntargets; i++) {
 		if (strlen(s->targets[i].glob) == namelen &&
 		    !strncmp(s->targets[i].glob, tok, namelen))
@@ -116,7 +121,7 @@ static int parse_event(struct cs_settings *s, const char *tok)
 static int each_token(struct cs_settings *s, const char *var, const char *list, size_t maxlen,
 		      int (*fn)(struct cs_settings *, const char *))
 {
-	char tok[CS_TARGET_NAME_MAX + 16];
+	char tok[CS_TARGET_PATTERN_MAX + 16];
 	const char *b = list, *e;
 	int err = 0, r;
 
@@ -167,7 +172,7 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	s->capacity = (uint64_t)CS_DEFAULT_CAPACITY_MB << 20;
 
 	v = getenv_fn("CACHESHIM_TARGETS");
-	if (v && each_token(s, "CACHESHIM_TARGETS", v, CS_TARGET_NAME_MAX + 8, parse_target) < 0)
+	if (v && each_token(s, "CACHESHIM_TARGETS", v, CS_TARGET_PATTERN_MAX + 8, parse_target) < 0)
 		err = -EINVAL;
 
 	v = getenv_fn("CACHESHIM_EVENTS");

@@ -111,6 +111,27 @@ static void test_long_values(void)
 	CU_ASSERT_EQUAL(s.ntargets, 1);
 	CU_ASSERT_STRING_EQUAL(s.targets[0].glob, "good");
 
+	/* Names as long as C++ ones are kept whole, up to
+	 * CS_TARGET_PATTERN_MAX - 1 characters (one of 130 overran a
+	 * 128-byte pattern). */
+	for (unsigned len = 130; len <= CS_TARGET_PATTERN_MAX; len += CS_TARGET_PATTERN_MAX - 130) {
+		n = (size_t)snprintf(var, sizeof(var), "CACHESHIM_TARGETS=");
+		memset(var + n, 'b', len - 1);
+		strcpy(var + n + len - 1, ":arg2,good");
+		CU_ASSERT_EQUAL(parse(&s, env), 0);
+		CU_ASSERT_EQUAL(s.ntargets, 2);
+		CU_ASSERT_EQUAL(strlen(s.targets[0].glob), len - 1);
+		CU_ASSERT_EQUAL(s.targets[0].literal, len - 1);
+		CU_ASSERT_EQUAL(s.targets[0].argn, 2);
+		CU_ASSERT_STRING_EQUAL(s.targets[1].glob, "good");
+	}
+	n = (size_t)snprintf(var, sizeof(var), "CACHESHIM_TARGETS=");
+	memset(var + n, 'b', CS_TARGET_PATTERN_MAX);
+	strcpy(var + n + CS_TARGET_PATTERN_MAX, ",good");
+	CU_ASSERT_EQUAL(parse(&s, env), -EINVAL);
+	CU_ASSERT_EQUAL(s.ntargets, 1);
+	CU_ASSERT_STRING_EQUAL(s.targets[0].glob, "good");
+
 	/* More patterns than fit: the first CS_MAX_TARGET_PATTERNS are kept. */
 	n = (size_t)snprintf(var, sizeof(var), "CACHESHIM_TARGETS=");
 	for (unsigned i = 0; i < 100; i++)
