@@ -641,8 +641,10 @@ void cs_events_close_thread(struct cs_thread *t)
 	unsigned i;
 
 	unmap_pages(t);
+	/* Not libc's close, a cancellation point: this runs in a thread's
+	 * first wrapped call when a counter does not open. */
 	for (i = 0; i < t->nperf; i++)
-		close(t->fds[i]);
+		cs_syscall6(SYS_close, t->fds[i], 0, 0, 0, 0, 0);
 	t->nperf = 0;
 	t->group_fd = -1;
 }

@@ -193,6 +193,7 @@ static void after_fork_child(void)
 	static struct cs_target_block copies[CS_MAX_TARGETS];
 	int saved_errno = errno; /* fork() returned 0: the child's errno is the program's */
 	unsigned i;
+	int cancel;
 
 	if (!cs_g.enabled) {
 		after_fork_parent(); /* the guard as before the fork */
@@ -209,6 +210,8 @@ static void after_fork_child(void)
 		return;
 	}
 	cs_g.pid = getpid();
+	/* The forking thread's pending cancellation is the child's too. */
+	cancel = cs_cancel_off();
 	pthread_mutex_init(&patch_lock, NULL);
 	pthread_mutex_init(&cs_entry_lock, NULL);
 	pthread_mutex_init(&cs_got_lock, NULL);
@@ -241,6 +244,7 @@ static void after_fork_child(void)
 		cs_g.enabled = 1;
 		cs_thread_populate_stack();
 	}
+	cs_cancel_restore(cancel);
 	errno = saved_errno;
 	after_fork_parent(); /* the guard as before the fork */
 }
@@ -547,10 +551,14 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		 * mallocs, and a program's malloc may wait for a thread that
 		 * waits for this one's signal handler (a garbage collector
 		 * stopping the world). */
+		int cancel;
+
 		cs_guard_take();
 		saved = errno;
+		cancel = cs_cancel_off();
 		cs_modules_scan();
 		patch_all();
+		cs_cancel_restore(cancel);
 		errno = saved;
 		cs_guard_drop();
 	}
@@ -714,11 +722,15 @@ CS_EXPORT int dlclose(void *handle)
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_g.sandboxed && !cs_tls_guard) {
+		int cancel;
+
 		cs_guard_take();
 		saved = errno;
+		cancel = cs_cancel_off();
 		pthread_mutex_lock(&patch_lock);
 		forget_unloaded();
 		pthread_mutex_unlock(&patch_lock);
+		cs_cancel_restore(cancel);
 		errno = saved;
 		cs_guard_drop();
 	}

@@ -387,6 +387,28 @@ static inline __attribute__((always_inline)) void cs_guard_drop_quiet(const uint
 	cs_signals_restore(mask);
 }
 
+/* Shim code that calls libc's cancellation points (open, read, close,
+ * nanosleep: the patching pass after dlopen, a fork child's new file) on
+ * a thread the program may have asked to cancel (pthread_cancel, the
+ * default deferred kind): the request acted inside the shim, holding the
+ * patching lock (the next dlopen hung), or inside fork in the child
+ * (which exited 0).  Such stretches run with cancellation disabled; the
+ * request stays pending for the program's next cancellation point, as
+ * without us.  Under the guard: pthread_setcancelstate may be a target. */
+static inline int cs_cancel_off(void)
+{
+	int old = PTHREAD_CANCEL_ENABLE;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void cs_cancel_restore(int old)
+{
+	if (old == PTHREAD_CANCEL_ENABLE)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+}
+
 /* The slow paths' locks (entry.c, got.c, modules.c, branchscan.c; init.c
  * has the patching lock over the first two).  Order: patching, then entry
  * or GOT, then branch cache or modules.  A forked child starts them afresh

@@ -64,8 +64,10 @@ void cs_log(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	cs_log_printable(buf, (size_t)n);
 	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
-		/* Nothing to do: stderr is gone. */
-	}
+	/* The system call, not libc's write: that is a cancellation point,
+	 * and a line said in a thread's first wrapped call would let a
+	 * pending pthread_cancel act inside the shim.  Nothing to do if
+	 * it fails: stderr is gone. */
+	cs_syscall6(SYS_write, STDERR_FILENO, (long)buf, n, 0, 0, 0);
 	errno = saved;
 }

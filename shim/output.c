@@ -344,18 +344,22 @@ int cs_fd_high(int fd, int or_none)
 	} else {
 		moved = fcntl(fd, F_DUPFD_CLOEXEC, high);
 	}
+	/* Closed by the system call, not libc's close: that is a
+	 * cancellation point, and a thread the program had asked to cancel
+	 * was cancelled here, in its first wrapped call (a new thread's
+	 * counters), before the target ran. */
 	if (moved < 0 && or_none) {
 		/* No number free up there: a low one kept would be one the
 		 * program runs out of (600 threads each with a counter and a
 		 * file of their own: ~100 of the program's opens failed with
 		 * EMFILE). */
-		close(fd);
+		sys_close(fd);
 		errno = EMFILE;
 		return -1;
 	}
 	if (moved < 0)
 		return fd;
-	close(fd);
+	sys_close(fd);
 	return moved;
 }
 
