@@ -2,9 +2,12 @@
 /* One-line messages on stderr, usable anywhere (signal handlers included):
  * formatted into a stack buffer and written with one write(2). */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shim/internal.h"
@@ -46,6 +49,31 @@ void cs_log_printable(char *s, size_t n)
 	}
 }
 
+/* Writes the line to stderr.  The system call, not libc's write: that is
+ * a cancellation point, and a line said in a thread's first wrapped call
+ * would let a pending pthread_cancel act inside the shim.  A stderr that
+ * is a pipe nobody reads any more (`prog 2>&1 | head -1` after head
+ * exited) answers EPIPE with a SIGPIPE, which killed a program that
+ * never wrote to stderr itself (status 141): SIGPIPE is blocked around
+ * the write, and the one the write raised is taken back before it is
+ * unblocked (not one that was pending already).  Nothing else to do if
+ * the write fails: stderr is gone. */
+static void say(const char *buf, size_t n)
+{
+	uint64_t pipe = 1ull << (SIGPIPE - 1), old, pending = 0;
+	struct timespec zero = {0, 0};
+	int blocked =
+		cs_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&pipe, (long)&old, 8, 0, 0) == 0;
+
+	if (blocked)
+		cs_syscall6(SYS_rt_sigpending, (long)&pending, 8, 0, 0, 0, 0);
+	if (cs_syscall6(SYS_write, STDERR_FILENO, (long)buf, (long)n, 0, 0, 0) == -EPIPE &&
+	    blocked && !(pending & pipe))
+		cs_syscall6(SYS_rt_sigtimedwait, (long)&pipe, 0, (long)&zero, 8, 0, 0);
+	if (blocked)
+		cs_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
+
 void cs_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -64,10 +92,6 @@ void cs_log(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	cs_log_printable(buf, (size_t)n);
 	buf[n++] = '\n';
-	/* The system call, not libc's write: that is a cancellation point,
-	 * and a line said in a thread's first wrapped call would let a
-	 * pending pthread_cancel act inside the shim.  Nothing to do if
-	 * it fails: stderr is gone. */
-	cs_syscall6(SYS_write, STDERR_FILENO, (long)buf, n, 0, 0, 0);
+	say(buf, (size_t)n);
 	errno = saved;
 }

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A stderr that is a pipe nobody reads any more (`prog 2>&1 | head -1`
+# once head has exited): the shim's one `cacheshim:` line (here: a
+# target that matches nothing, a warning even when quiet) got EPIPE and
+# a SIGPIPE, which killed a program that never writes to stderr itself
+# (status 141 instead of 0).  The line's SIGPIPE is now taken back; the
+# program ends as without the shim, every call counted.
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
+
+# broken_run NAME CMD...: CMD with its stderr a FIFO whose only reader
+# has closed it (writes get EPIPE), stdout in $T/NAME.out; sets $status.
+broken_run()
+{
+	local name=$1
+
+	shift
+	rm -f "$T/fifo"
+	mkfifo "$T/fifo"
+	status=0
+	# Opened read-write first, so that the write-only open does not
+	# wait for a reader; then the reader goes.
+	exec 8<>"$T/fifo" 9>"$T/fifo"
+	exec 8<&-
+	"$@" >"$T/$name.out" 2>&9 || status=$?
+	exec 9>&-
+	touch "$T/$name.err"
+}
+
+N=1000
+broken_run plain "$R/prog_threads" 2 $N
+expect_status plain 0
+broken_run pipe env CACHESHIM_QUIET=1 CACHESHIM_EVENTS=tsc \
+	CACHESHIM_TARGETS=rt_leaf,no_such_function CACHESHIM_OUTPUT="$T/pipe.csr" \
+	LD_PRELOAD="$CS_SHIM" "$R/prog_threads" 2 $N
+expect_status pipe 0
+same_output plain pipe
+report_csv pipe --by function
+want_count pipe "function=rt_leaf,event=tsc" calls $((2 * N))
+echo "a shim line into a broken pipe: status 0, $((2 * N)) calls"
