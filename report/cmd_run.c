@@ -830,7 +830,7 @@ int cs_cmd_run(int argc, char **argv)
 	};
 	const char *output = NULL, *hook = NULL, *shim, *env_output, *given_output;
 	char *events = NULL, *targets = NULL, *own_output = NULL;
-	struct sigaction ign, dfl, old_int, old_quit, old_chld, fwd, old_fwd[NFORWARDED];
+	struct sigaction ign, dfl, old_int, old_quit, old_chld, old_pipe, fwd, old_fwd[NFORWARDED];
 	sigset_t held, old_mask;
 	size_t i;
 	int c, quiet = 0, pfd[2], status, child_errno = 0, ret, unmatched_later;
@@ -1071,8 +1071,15 @@ int cs_cmd_run(int argc, char **argv)
 		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
 		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
 	}
+	/* The table goes to stderr, which may be a pipe nobody reads any
+	 * more (`cacheshim run prog 2>&1 | head -1`): its SIGPIPE ended us
+	 * with status 141 instead of the program's. */
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	if (!quiet || unmatched_later)
 		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,
 			  targets ? targets : getenv("CACHESHIM_TARGETS"));
+	fflush(stdout);
+	fflush(stderr);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	return pass_status(status);
 }

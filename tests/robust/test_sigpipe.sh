@@ -39,3 +39,16 @@ same_output plain pipe
 report_csv pipe --by function
 want_count pipe "function=rt_leaf,event=tsc" calls $((2 * N))
 echo "a shim line into a broken pipe: status 0, $((2 * N)) calls"
+
+# The launcher: `cacheshim run` prints its table on stderr when the
+# program has ended, and that pipe's SIGPIPE ended it with status 141
+# instead of the program's 3.
+broken_run launch env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -e tsc -t rt_leaf \
+	-o "$T/launch.csr" -- "$R/prog_threads" 2 $N
+expect_status launch 0
+same_output plain launch
+report_csv launch --by function
+want_count launch "function=rt_leaf,event=tsc" calls $((2 * N))
+broken_run launch3 env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -e tsc -t rt_leaf -o "$T/launch3.csr" -- sh -c 'exit 3'
+expect_status launch3 3
+echo "cacheshim run, its table into a broken pipe: the program's status"
