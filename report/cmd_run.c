@@ -45,9 +45,30 @@ static void forward(int sig)
 /* The shim's default; see libcacheshim(7). */
 #define DEFAULT_OUTPUT "cacheshim.out.%p"
 
+/* Rows of the summary's tables by default: a glob over a whole program
+ * ('*', rb_*) made one of thousands of rows (python3 under '*': 2,200). */
+#define DEFAULT_TOP 20
+
+/* --top N: a number of rows, 0 for all.  Returns 0, or -1 (said). */
+static int parse_top(const char *arg, size_t *top)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!arg[0] || *end || errno || arg[0] == '-' || v > SIZE_MAX) {
+		cs_err("run: --top wants a number of rows (0: all), not '%s'", arg);
+		return -1;
+	}
+	*top = (size_t)v;
+	return 0;
+}
+
 static void usage(FILE *out)
 {
-	fputs("usage: cacheshim run [-e EVENTS] [-t TARGETS] [-o OUTPUT] [--hook HOW] [-q] [--]\n"
+	fputs("usage: cacheshim run [-e EVENTS] [-t TARGETS] [-o OUTPUT] [--hook HOW] [-q]\n"
+	      "                     [--top N] [--]\n"
 	      "                     PROG [ARGS...]\n"
 	      "\n"
 	      "  -e, --events EVENTS    comma-separated events (CACHESHIM_EVENTS)\n"
@@ -59,6 +80,8 @@ static void usage(FILE *out)
 	      "                         (CACHESHIM_HOOK, default both)\n"
 	      "  -q, --quiet            no summary, and no informational shim lines\n"
 	      "                         (CACHESHIM_QUIET=1); its warnings stay\n"
+	      "      --top N            the summary's N rows of largest total per\n"
+	      "                         event (default 20, 0: all)\n"
 	      "  -h, --help             this text\n",
 	      out);
 }
@@ -515,9 +538,10 @@ static void say_notes(const struct cs_report *r)
  * quiet); and when the shim was told to leave them to the launcher
  * (launcher), its notes and the targets that matched nothing. */
 static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim,
-		      int quiet, int launcher, const char *targets)
+		      int quiet, int launcher, const char *targets, size_t top)
 {
-	struct cs_output_opts o = {.summary = 1, .truncate = 1, .no_notes = launcher};
+	struct cs_output_opts o = {
+		.summary = 1, .truncate = 1, .no_notes = launcher, .top = top, .say_more = 1};
 	struct cs_symbols *syms = NULL;
 	struct cs_report *r;
 	static char *no_function[] = {""};
@@ -826,7 +850,7 @@ int cs_cmd_run(int argc, char **argv)
 		{"events", required_argument, NULL, 'e'}, {"targets", required_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
 		{"hook", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"top", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *hook = NULL, *shim, *env_output, *given_output;
 	char *events = NULL, *targets = NULL, *own_output = NULL;
@@ -834,6 +858,7 @@ int cs_cmd_run(int argc, char **argv)
 	sigset_t held, old_mask;
 	size_t i;
 	int c, quiet = 0, pfd[2], status, child_errno = 0, ret, unmatched_later;
+	size_t top = DEFAULT_TOP;
 	const char *env_unmatched;
 	char session[32];
 	uint64_t sid;
@@ -874,6 +899,10 @@ int cs_cmd_run(int argc, char **argv)
 				return CS_EXIT_USAGE;
 			}
 			hook = optarg;
+			break;
+		case 'T':
+			if (parse_top(optarg, &top))
+				return CS_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1077,7 +1106,7 @@ int cs_cmd_run(int argc, char **argv)
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	if (!quiet || unmatched_later)
 		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,
-			  targets ? targets : getenv("CACHESHIM_TARGETS"));
+			  targets ? targets : getenv("CACHESHIM_TARGETS"), top);
 	fflush(stdout);
 	fflush(stderr);
 	sigaction(SIGPIPE, &old_pipe, NULL);

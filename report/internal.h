@@ -562,6 +562,7 @@ struct cs_output_opts {
 	size_t nderive;
 	int subtract; /* --subtract-overhead: raw_mean and overhead shown */
 	int no_notes; /* table: leave out the shim's notes (cacheshim run says them) */
+	int say_more; /* table: say how many rows top left out (cacheshim run) */
 };
 
 /* Prints r as aligned tables, one per event.  Returns 0, or -EIO when

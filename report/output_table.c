@@ -576,6 +576,11 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 				ret = jobs[njobs].ret;
 			if (!ret)
 				ret = grid_print(out, &jobs[njobs].g, jobs[njobs].text);
+			if (!ret && o->say_more && o->top && cs_view_nrows(v) > o->top)
+				fprintf(out,
+					"  ... and %zu more (cacheshim run --top 0, or cacheshim "
+					"report, shows them all)\n",
+					cs_view_nrows(v) - o->top);
 			grid_free(&jobs[njobs].g);
 			free(jobs[njobs++].order);
 		}

@@ -137,3 +137,25 @@ for fn in setjmp _setjmp __sigsetjmp; do
 	[ "$(target_how never2 $fn)" = absent ] || { show "$T/never2.tgt"; fail "never2: $fn is a target"; }
 done
 echo "never-wrapped functions: said for a name and a glob matching only them, not for a broader glob"
+
+# The summary of cacheshim run: the rows of largest total (20 by default,
+# --top N; python3 under '*' printed 2,200), how many more said.
+for top in 2 0 default; do
+	status=0
+	if [ $top = default ]; then
+		(cd "$T" && "$CS_CMD" run -e tsc -t 'victim_*' -o "$T/top$top.csr" -- "$T/main") \
+			>"$T/top$top.out" 2>"$T/top$top.err" || status=$?
+	else
+		(cd "$T" && "$CS_CMD" run --top $top -e tsc -t 'victim_*' -o "$T/top$top.csr" -- "$T/main") \
+			>"$T/top$top.out" 2>"$T/top$top.err" || status=$?
+	fi
+	[ "$status" -eq 0 ] || { show "$T/top$top.err"; fail "run --top $top: exit status $status"; }
+	rows=$(grep -cE '^  victim_(a|b|ok) ' "$T/top$top.err" || true)
+	more=$(grep -c '^  \.\.\. and 1 more (cacheshim run --top 0, or cacheshim report, shows them all)$' "$T/top$top.err" || true)
+	case $top in
+	2) want="2 1" ;;
+	*) want="3 0" ;;
+	esac
+	[ "$rows $more" = "$want" ] || { show "$T/top$top.err"; fail "run --top $top: $rows rows and $more 'more' lines, want $want"; }
+done
+echo "cacheshim run --top 2: 2 of the 3 functions and '... and 1 more'; --top 0 and the default: all 3"

@@ -350,6 +350,9 @@ refused $LINENO -t $'ok,a\x1bb\xc2\x9bc' "run: -t: 'a\x1bb\xc2\x9bc': not a func
 refused $LINENO -e $'@x\ny\xff' "run: -e: '@x\ny\xff' is not a preset (@cache,"
 refused $LINENO -e $'\n' "run: -e '\n' names no event"
 refused $LINENO --hook $'got\x1b[2J' "run: --hook 'got\x1b[2J' is not entry, got or both"
+refused $LINENO --top x "run: --top wants a number of rows (0: all), not 'x'"
+refused $LINENO --top -1 "run: --top wants a number of rows (0: all), not '-1'"
+refused $LINENO --top '' "run: --top wants a number of rows (0: all), not ''"
 run_cmd "$CS_CMD" run -o "$T/no"$'\n\xc2\x85'"dir/x.%p" -- sh -c 'echo ran'
 expect_status $LINENO 1
 expect_err $LINENO "run: --output '$T/no\n\xc2\x85dir/x.%p': cannot create files in $T/no\n\xc2\x85dir: No such file or directory"
