@@ -7,6 +7,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 CS=${CACHESHIM:-$root/cacheshim}
+
+command -v "$CS" >/dev/null 2>&1 ||
+	{ echo "run.sh: $CS not found: build cacheshim first (./scripts/setup)" >&2; exit 1; }
+
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
