@@ -97,8 +97,7 @@ done
 
 # One row per size from the CSVs of each run (columns found by name):
 # rb_hash_aref from --by function; rb_st_lookup from --by callsite, at its
-# busiest call site if that has at least one call per lookup: the call
-# inside rb_hash_aref (a Hash of 8 entries or fewer has none).
+# call site inside rb_hash_aref (a Hash of 8 entries or fewer has none).
 echo
 runs=$((1 + ${#RUNS[@]}))
 echo "Per call, $LOOKUPS random hits per size$([ $runs -gt 1 ] && echo " (in each of $runs runs: calls are their sum)"); tsc in TSC ticks:"

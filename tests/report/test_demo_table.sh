@@ -4,7 +4,8 @@
 # CSVs laid out as `cacheshim report --format csv` lays them out (the header
 # is taken from a real report): the events come from the CSVs, a preset's
 # formulas replace its raw events (perf:: events stay), rb_st_lookup is
-# taken at its busiest call site only when that has a call per lookup.
+# taken at its call site inside rb_hash_aref, else at its busiest call site
+# only when that has a call per lookup.
 # Without a hardware PMU here, this is where the table's PMU case is tested.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -87,6 +88,19 @@ if ! grep -q '^     size   calls    tsc    p50    p99 PAGE-FAULTS/call    calls 
 	show "$T/out"
 fi
 expect_line $LINENO "64 50 300 290 700 0.020 50 120 110 200"
+
+# The call site inside rb_hash_aref, though one elsewhere (Ruby's start)
+# has more calls than there are lookups; with 8 entries only that other.
+for n in 8 64; do
+	f=$nopmu/site-$n.function.csv c=$nopmu/site-$n.callsite.csv
+	csv_row "$f" function=rb_hash_aref event=tsc calls=50 mean=300 p50=290 p99=700 status=ok
+	csv_row "$c" function=rb_st_lookup callsite=libruby.so+0x2070dc event=tsc calls=4115 mean=525 p50=363 p99=1588 status=ok
+	[ $n = 8 ] ||
+		csv_row "$c" function=rb_st_lookup callsite=rb_hash_aref+0x59 event=tsc calls=50 mean=120 p50=110 p99=200 status=ok
+	echo "$n $f $c"
+done | awk -v lookups=50 -v outdir="$nopmu" -f "$AWK" >"$T/out" 2>"$T/err"
+expect_line $LINENO "8 50 300 290 700 0 - - -"
+expect_line $LINENO "64 50 300 290 700 50 120 110 200"
 
 # A size with no rb_hash_aref calls is named.
 : >"$nopmu/empty.csv"
