@@ -4,10 +4,11 @@
 # rb_hash_aref call cost at each size.  Run from anywhere; uses the
 # cacheshim of the build tree (./scripts/demo builds it and runs this).
 #
-# Environment: SIZES ("8 64 ..."), LOOKUPS (20000), OUTDIR (where the
-# profiles go), CACHESHIM (the command, default ./cacheshim), RUBY (ruby),
-# EXTRA_EVENTS (more comma-separated events to measure), PMU (auto: probe
-# for a hardware PMU; yes or no: take that path without probing).
+# Environment: SIZES ("8 64 ..."), LOOKUPS (20000), GROW (262144: the
+# entries of the growing Hash), OUTDIR (where the profiles go), CACHESHIM
+# (the command, default ./cacheshim), RUBY (ruby), EXTRA_EVENTS (more
+# comma-separated events to measure), PMU (auto: probe for a hardware PMU;
+# yes or no: take that path without probing).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -70,13 +71,15 @@ else
 fi
 [ -n "${EXTRA_EVENTS:-}" ] && EVENTS=$EVENTS,$EXTRA_EVENTS
 
+# hash_lookup.rb's own line (ns per lookup) goes to the log with
+# cacheshim's: under measurement it holds the wrapper's cost of every call.
 for n in $SIZES; do
 	log=$OUTDIR/log-$n.txt
 	: >"$log"
 	for events in "$EVENTS" ${RUNS[@]+"${RUNS[@]}"}; do
 		if ! "$CS" run -e "$events" -t "$TARGETS" -o "$OUTDIR/size-$n.%p" -- \
 			"$RUBY" --disable-gems "$rel/hash_lookup.rb" --size "$n" \
-			--lookups "$LOOKUPS" 2>>"$log"; then
+			--lookups "$LOOKUPS" >>"$log" 2>&1; then
 			cat "$log" >&2
 			die "size $n: cacheshim run -e $events failed"
 		fi

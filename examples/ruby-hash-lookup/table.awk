@@ -116,7 +116,9 @@ END {
 	}
 	print "The first columns are rb_hash_aref (tsc = mean); its time includes the"
 	print "rb_st_lookup call inside it (Hashes of more than 8 entries) and the counter"
-	print "reads cacheshim makes around that call.  The last columns are that"
+	print "reads cacheshim makes around that call: with a software event such as"
+	print "perf::PAGE-FAULTS two read() system calls, thousands of ticks, most of the"
+	print "step from 8 entries (no inner call) to 64.  The last columns are that"
 	print "rb_st_lookup call alone: the hash table probe."
 	if (bad != "")
 		printf "no rb_hash_aref calls recorded for size%s (see %s/log-*.txt)\n", bad, outdir
