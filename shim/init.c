@@ -243,6 +243,7 @@ static void after_fork_child(void)
 		cs_calibrate_restore();
 		cs_g.enabled = 1;
 		cs_thread_populate_stack();
+		cs_side_populate();
 	}
 	cs_cancel_restore(cancel);
 	errno = saved_errno;

@@ -445,6 +445,9 @@ extern uint64_t cs_xsave_size; /* bytes of the XSAVE area + alignment slack */
 /* sidestack.c: stacks the slow path runs on (the trampoline takes them). */
 void cs_side_init(void);
 void cs_side_after_fork(void);
+/* Writes again, uncounted, the side stacks' pages written before a fork
+ * (in fork, both processes; not under a seccomp filter). */
+void cs_side_populate(void);
 extern uint64_t cs_xsave_mask; /* XCR0 components saved; 0 = use FXSAVE */
 
 /* ---- targets: one per (name, address) matched ---- */

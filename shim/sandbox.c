@@ -55,6 +55,7 @@ static const struct {
 	{SYS_mprotect, 0, 0, PROT_READ | PROT_WRITE, 0},
 	{SYS_mprotect, 0, 0, PROT_READ | PROT_EXEC, 0},
 	{SYS_madvise, 0, 0, MADV_POPULATE_WRITE, 0},
+	{SYS_mincore, 0, 0, 0, 0},
 	{SYS_rt_sigprocmask, 0, 0, 0, 0},
 	{SYS_sigaltstack, CS_SB_SIGALTSTACK, 0, 0, 0},
 	{SYS_openat, 0, 0, O_RDONLY | O_CLOEXEC, 0},

@@ -20,9 +20,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim/internal.h"
+#include "shim/rawsys.h"
 #include "shim/sidestack.h"
 
 /* Read by the trampoline: 0 when the stacks could not be mapped. */
@@ -57,4 +59,31 @@ void cs_side_init(void)
 void cs_side_after_fork(void)
 {
 	memset(cs_side_busy, 0, sizeof(cs_side_busy));
+}
+
+/* After a fork the pages of the side stacks that slow paths wrote before
+ * it are shared copy on write with the other process, and the first slow
+ * path to write one again faulted: inside the enclosing call's bracket
+ * when it was a nested call's (a new call site, a nested block), one page
+ * fault too many in that call (tests/preload/test_self_cold.sh, once the
+ * start-up's nested calibration went deeper on them).  Written again now,
+ * uncounted (MADV_POPULATE_WRITE), those pages only: mincore says which
+ * were ever written, the rest cost nothing and stay unmapped. */
+void cs_side_populate(void)
+{
+	static unsigned char present[CS_SIDE_TOTAL / 4096];
+	uint64_t base = __atomic_load_n(&cs_side_base, __ATOMIC_ACQUIRE);
+	size_t i, run;
+
+	if (!base || cs_syscall6(SYS_mincore, (long)base, CS_SIDE_TOTAL, (long)present, 0, 0, 0))
+		return;
+	for (i = 0; i < sizeof(present); i += run) {
+		for (run = 0; i + run < sizeof(present) && (present[i + run] & 1); run++)
+			;
+		if (run)
+			cs_syscall6(SYS_madvise, (long)(base + i * 4096), (long)(run * 4096),
+				    MADV_POPULATE_WRITE, 0, 0, 0);
+		else
+			run = 1;
+	}
 }

@@ -1094,6 +1094,7 @@ void cs_thread_after_fork_parent(void)
 	if (t->series)
 		populate(t->series, SERIES_MAP_BYTES);
 	cs_thread_populate_stack();
+	cs_side_populate();
 }
 
 void cs_thread_after_fork(void)
