@@ -142,6 +142,11 @@ struct cs_module_block {
 /* Not a user target: an empty function the shim calls through the wrapper
  * at start, so the report can subtract the bracket's own cost per event. */
 #define CS_HOOK_CALIBRATION 0x100u
+/* With CS_HOOK_CALIBRATION: a function that calls the empty one through
+ * the wrapper once, so that its median less the empty one's is what a
+ * nested wrapped call costs the call around it (the nested call's own
+ * bracket and the wrapper's work outside it: hooks, counter reads). */
+#define CS_HOOK_CALIBRATION_NESTED 0x200u
 
 /* A wrapped function: one per (name, address). */
 struct cs_target_block {

@@ -610,47 +610,85 @@ static int add_calibration(struct cs_report *r, const struct cs_file *f,
 	return 0;
 }
 
-/* The median per event of the calibration calls of f alone, 0 for an
- * event without them: the overhead of every call in this process.
- * Returns 0 or -ENOMEM. */
-static int file_overhead(const struct cs_file *f, uint64_t *over)
+/* What the measurement itself costs, per event, in one file (the
+ * calibration of its process, shim/calibrate.c): what -s takes off. */
+struct overhead {
+	uint64_t call[CS_MAX_EVENTS]; /* every call: its own bracket */
+	/* Each nested call, to the call around it: in the inclusive view
+	 * [0] its bracket and the wrapper's work outside it; in the
+	 * exclusive view [1] that work only (its bracket went out with its
+	 * value). */
+	uint64_t nested[2][CS_MAX_EVENTS];
+};
+
+/* The median per event of the calibration sites of f whose target's how
+ * has the bits want under mask, into out (0 for an event without them).
+ * Returns 1 if there were such sites, 0 if none, or -ENOMEM. */
+static int calib_median(const struct cs_file *f, struct cs_agg *a, uint32_t mask, uint32_t want,
+			uint64_t *out)
 {
-	struct cs_agg *a = cs_stats_new();
 	unsigned e;
 	size_t i;
-	int ret = 0;
+	int found = 0;
 
-	if (!a)
-		return -ENOMEM;
 	for (e = 0; e < f->hdr->nevents; e++) {
 		cs_stats_fini(a);
 		for (i = 0; i < f->nsites; i++) {
 			const struct cs_site_block *s = f->sites[i];
 
-			if ((cs_reader_target(f, s->target)->how & CS_HOOK_CALIBRATION) &&
-			    cs_reader_event_usable(f, s, e))
+			if ((cs_reader_target(f, s->target)->how & mask) == want &&
+			    cs_reader_event_usable(f, s, e)) {
 				cs_stats_add(a, &s->stat[e]);
+				found = 1;
+			}
 		}
-		over[e] = cs_stats_percentile(a, 0.5);
+		out[e] = cs_stats_percentile(a, 0.5);
 		if (a->nomem)
-			ret = -ENOMEM;
+			return -ENOMEM;
 	}
+	return found;
+}
+
+/* The overheads of f: every call's, the calibration median; a nested
+ * call's, the nested calibration's median less that (files of writers
+ * before it: one bracket, as they were taken).  Returns 0 or -ENOMEM. */
+static int file_overhead(const struct cs_file *f, struct overhead *ov)
+{
+	const uint32_t both = CS_HOOK_CALIBRATION | CS_HOOK_CALIBRATION_NESTED;
+	struct cs_agg *a = cs_stats_new();
+	uint64_t whole[CS_MAX_EVENTS];
+	unsigned e;
+	int found;
+
+	if (!a)
+		return -ENOMEM;
+	found = calib_median(f, a, both, CS_HOOK_CALIBRATION, ov->call);
+	if (found >= 0)
+		found = calib_median(f, a, both, both, whole);
 	cs_stats_free(a);
-	return ret;
+	if (found < 0)
+		return -ENOMEM;
+	for (e = 0; e < f->hdr->nevents; e++) {
+		uint64_t in = whole[e] > ov->call[e] ? whole[e] - ov->call[e] : 0;
+
+		ov->nested[0][e] = found ? in : ov->call[e];
+		ov->nested[1][e] = found ? (in > ov->call[e] ? in - ov->call[e] : 0) : ov->call[e];
+	}
+	return 0;
 }
 
 static int add_other(const struct cs_report *r, struct cs_row *row, const struct cs_file *f,
 		     const struct cs_site_block *s, const struct cs_nested_block *nb,
-		     const size_t *evmap, const uint64_t *over);
+		     const size_t *evmap, const struct overhead *ov);
 
 static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_target_info **ti,
-		     const size_t *evmap, const uint64_t *over);
+		     const size_t *evmap, const struct overhead *ov);
 
 int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 {
 	const struct cs_file_header *h = f->hdr;
 	struct cs_target_info **ti;
-	uint64_t over[CS_MAX_EVENTS] = {0};
+	struct overhead ov;
 	size_t evmap[CS_MAX_EVENTS];
 	unsigned e;
 	long g;
@@ -664,23 +702,24 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 			return -ENOMEM;
 		evmap[e] = (size_t)g;
 	}
-	if (r->subtract_overhead && file_overhead(f, over))
+	memset(&ov, 0, sizeof(ov));
+	if (r->subtract_overhead && file_overhead(f, &ov))
 		return -ENOMEM;
 	ti = calloc(f->ntargets + 1, sizeof(*ti));
 	if (!ti || add_targets(r, f, ti)) {
 		free(ti);
 		return -ENOMEM;
 	}
-	ret = add_sites(r, f, ti, evmap, over);
+	ret = add_sites(r, f, ti, evmap, &ov);
 	free(ti);
 	return ret;
 }
 
 /* Adds the sites of f to r's rows; ti as add_targets made it, evmap the
- * report's index of each event of f, over its overhead per event.
- * Returns 0 or -ENOMEM. */
+ * report's index of each event of f, ov its overheads.  Returns 0 or
+ * -ENOMEM. */
 static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_target_info **ti,
-		     const size_t *evmap, const uint64_t *over)
+		     const size_t *evmap, const struct overhead *ov)
 {
 	static struct cs_stat xstat; /* 9 KiB: not on the stack */
 	const struct cs_file_header *h = f->hdr;
@@ -711,7 +750,9 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 			}
 
 		if (t->how & CS_HOOK_CALIBRATION) {
-			if (add_calibration(r, f, s, evmap))
+			/* The overhead line is every call's: the nested
+			 * calibration only says what nesting adds. */
+			if (!(t->how & CS_HOOK_CALIBRATION_NESTED) && add_calibration(r, f, s, evmap))
 				return -ENOMEM;
 			continue;
 		}
@@ -753,7 +794,7 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 			r->not_returned += s->entered - s->calls - s->dropped;
 		/* Before the row's own values grow: the other view starts
 		 * as a copy of them. */
-		if ((nb || row->other) && add_other(r, row, f, s, nb, evmap, over))
+		if ((nb || row->other) && add_other(r, row, f, s, nb, evmap, ov))
 			return -ENOMEM;
 		for (e = 0; e < h->nevents; e++) {
 			if (!cs_reader_event_usable(f, s, e) || stat_empty(&s->stat[e]))
@@ -770,13 +811,12 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 				return -ENOMEM;
 			if (agg->overflow)
 				return -EOVERFLOW;
-			agg->shift += (cs_u128)n * over[e];
-			if (r->cold && add_cold(row, evmap[e], st, over[e]))
+			agg->shift += (cs_u128)n * ov->call[e];
+			if (r->cold && add_cold(row, evmap[e], st, ov->call[e]))
 				return -ENOMEM;
-			/* The shim's brackets around the nested calls are in
-			 * both views: one more overhead per nested call. */
+			/* What the nested calls' wrappers cost this call. */
 			if (nb)
-				agg->shift += (cs_u128)nb->children * over[e];
+				agg->shift += (cs_u128)nb->children * ov->nested[r->self][e];
 		}
 	}
 	return 0;
@@ -1180,7 +1220,7 @@ static struct cs_agg *other_agg(struct cs_row *row, size_t ev)
  * Returns 0 or -ENOMEM. */
 static int add_other(const struct cs_report *r, struct cs_row *row, const struct cs_file *f,
 		     const struct cs_site_block *s, const struct cs_nested_block *nb,
-		     const size_t *evmap, const uint64_t *over)
+		     const size_t *evmap, const struct overhead *ov)
 {
 	static struct cs_stat x; /* 9 KiB: not on the stack */
 	const struct cs_stat *st;
@@ -1205,9 +1245,9 @@ static int add_other(const struct cs_report *r, struct cs_row *row, const struct
 			return -ENOMEM;
 		if (a->overflow)
 			return -EOVERFLOW;
-		a->shift += (cs_u128)cnt * over[e];
+		a->shift += (cs_u128)cnt * ov->call[e];
 		if (nb)
-			a->shift += (cs_u128)nb->children * over[e];
+			a->shift += (cs_u128)nb->children * ov->nested[!r->self][e];
 	}
 	return 0;
 }

@@ -466,6 +466,15 @@ static int nested(void)
 	s = fx_site(f, tc, 800, 0, 0x9000, CS_KEY_NONE);
 	call2(f, s, 10, 0);
 	ret = fx_write(f, out("nested.rpt"), 1, 0);
+	/* nestcal.rpt: the same with the nested calibration of a writer
+	 * that has one: a function calling the empty one costs 60 ticks, so
+	 * each nested call costs the call around it 60 - 10 = 50 (inclusive
+	 * view), 50 - 10 = 40 beyond its own value (exclusive view). */
+	s = fx_site(f, fx_target(f, "cacheshim:nested", 0, 0,
+				 CS_HOOK_CALIBRATION | CS_HOOK_CALIBRATION_NESTED),
+		    800, 0, 0x9100, CS_KEY_NONE);
+	call2(f, s, 60, 0);
+	ret |= fx_write(f, out("nestcal.rpt"), 1, 0);
 	/* selfsum.rpt: the exclusive tsc values are the inclusive ones, and
 	 * their sum one more (each call's exclusive value is at most its
 	 * inclusive one): every statistic fits its own histogram, only the

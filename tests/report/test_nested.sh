@@ -74,6 +74,25 @@ csv_pick "$CSV_HEADER,incl_mean,self_mean"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'outer,prog+0x100,prog,tsc,5,2130,426,364.768,84,388,1088,1088,1103,5,0,ok,,686,426'
 
+# A writer with the nested calibration (nestcal.rpt: a function calling
+# the empty one measured 60 ticks against its 10): a nested call costs
+# the call around it its own bracket and the wrapper's work outside it,
+# 60 - 10 = 50 ticks (inclusive: 3510 - 5 * 10 - 3 * 50 = 3310), of which
+# 40 are beyond its own value (exclusive: 2210 - 5 * 10 - 3 * 40 = 2040).
+# The overhead line stays every call's (10).  Minima and percentiles move
+# by the average amount taken off: 200 / 5 = 40 (inclusive), 170 / 5 = 34.
+run_cmd "$CS_CMD" report -f csv -s --nested "$T/nestcal.rpt"
+csv_pick "$CSV_HEADER,incl_mean,self_mean"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'outer,prog+0x100,prog,tsc,5,3310,662,491.545,60,960,1160,1160,1160,5,0,ok,,662,408'
+run_cmd "$CS_CMD" report -f csv -s --nested --self "$T/nestcal.rpt"
+csv_pick "$CSV_HEADER,incl_mean,self_mean"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'outer,prog+0x100,prog,tsc,5,2040,408,364.768,66,370,1070,1070,1085,5,0,ok,,662,408'
+run_cmd "$CS_CMD" report -s "$T/nestcal.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'overhead: tsc 10, perf::PAGE-FAULTS 0 (median per call around an empty function, subtracted below)'
+
 # --by function merges call sites; the views follow.
 run_cmd "$CS_CMD" report -f csv --by function --nested "$T/nested.rpt"
 csv_pick "$CSV_HEADER,incl_mean,self_mean"
