@@ -21,7 +21,8 @@ static void usage(FILE *out)
 	      "                        [--subtract-overhead] [--sort COL[:asc|:desc]]\n"
 	      "                        [--top N] [--function GLOB] [--module GLOB]\n"
 	      "                        [--event NAME[,NAME]] [--hist] [--cold] [--binomial]\n"
-	      "                        [--derive NAME=EXPR] [--search-path DIR] FILE...\n"
+	      "                        [--derive NAME=EXPR] [--search-path DIR]\n"
+	      "                        [--no-demangle] FILE...\n"
 	      "       cacheshim report --diff A B [options]   (A, B: files or directories)\n"
 	      "\n"
 	      "  -b, --by WHAT       one row per call site (default) or per function;\n"
@@ -58,6 +59,8 @@ static void usage(FILE *out)
 	      "                      where moved programs and libraries are looked for\n"
 	      "                      (by name, then by build id)\n"
 	      "      --diff A B      compare run A with run B per function and event\n"
+	      "      --no-demangle   C++ names as mangled (_ZN2ns4workEi) in the tables\n"
+	      "                      and the HTML (the CSV always has them so)\n"
 	      "  -h, --help          this text\n",
 	      out);
 }
@@ -392,12 +395,12 @@ int cs_cmd_report(int argc, char **argv)
 		return ret;
 	}
 	if (targets && fmt == FMT_TABLE) {
-		ret = cs_targets_print_table(stdout, r);
+		ret = cs_targets_print_table(stdout, r, o.raw_names);
 	} else if (targets && fmt == FMT_CSV) {
 		ret = cs_targets_print_csv(stdout, r);
 	} else if (series && (fmt == FMT_CSV || fmt == FMT_TABLE)) {
 		ret = fmt == FMT_CSV ? cs_series_print_csv(stdout, r)
-				     : cs_series_print_table(stdout, r);
+				     : cs_series_print_table(stdout, r, o.raw_names);
 	} else if (fmt == FMT_JSON) {
 		ret = cs_json_print(stdout, r, syms, &o);
 	} else if (fmt == FMT_HTML) {

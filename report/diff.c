@@ -28,6 +28,7 @@ struct drow {
 	char *key; /* function, NUL, module path, NUL, offset: the match */
 	char fn[CS_FUNCTION_MAX];
 	char *cs, *mod; /* labels */
+	char *shown_fn, *shown_cs; /* fn, cs demangled for the table; NULL: as they are */
 	const struct cs_row *a, *b;
 	size_t order;
 	UT_hash_handle hh;
@@ -60,7 +61,8 @@ static char *row_key(const struct cs_report *r, const struct cs_row *row, char *
 }
 
 /* Adds the rows of r as side (0: a, 1: b). */
-static int add_rows(struct drow **h, const struct cs_report *r, int side, struct cs_symbols *syms)
+static int add_rows(struct drow **h, const struct cs_report *r, int side, struct cs_symbols *syms,
+		    int demangle)
 {
 	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
 	struct cs_row **rows;
@@ -89,6 +91,10 @@ static int add_rows(struct drow **h, const struct cs_report *r, int side, struct
 			cs_output_callsite(r, rows[i], syms, cs, sizeof(cs), mod, sizeof(mod));
 			d->cs = strdup(cs);
 			d->mod = strdup(mod);
+			if (demangle) {
+				d->shown_fn = cs_demangle(fn, CS_DEMANGLE_CUT);
+				d->shown_cs = cs_demangle(cs, 0);
+			}
 			HASH_ADD_KEYPTR(hh, *h, d->key, len, d);
 			if (!d->cs || !d->mod)
 				goto nomem;
@@ -254,7 +260,9 @@ static int cmp_lines(const void *x, const void *y)
 	int c = 0;
 
 	if (sort_col == -1) {
-		c = strcmp(a->row->fn, b->row->fn);
+		/* By the name shown. */
+		c = strcmp(a->row->shown_fn ? a->row->shown_fn : a->row->fn,
+			   b->row->shown_fn ? b->row->shown_fn : b->row->fn);
 	} else if (sort_col >= 0) {
 		int na = a->kind[sort_col] == CS_CELL_NUM, nb = b->kind[sort_col] == CS_CELL_NUM;
 
@@ -326,6 +334,7 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 {
 	size_t w[NCOLS + 3], i, k, len;
 	char buf[NCOLS + 3][4 * CS_FUNCTION_MAX];
+	const char *fn, *cs;
 	int c;
 
 	for (k = 0; k < NCOLS + 3; k++)
@@ -339,8 +348,10 @@ static void print_table(FILE *out, const struct dline *lines, size_t n, int by_f
 			 * reaches the terminal, and the widths are those of
 			 * the escaped text, in display columns (the CSV quotes
 			 * them). */
-			cs_util_escape_ctl(l ? l->row->fn : "function", buf[0], sizeof(buf[0]));
-			cs_util_escape_ctl(l ? l->row->cs : "callsite", buf[1], sizeof(buf[1]));
+			fn = !l ? "function" : l->row->shown_fn ? l->row->shown_fn : l->row->fn;
+			cs = !l ? "callsite" : l->row->shown_cs ? l->row->shown_cs : l->row->cs;
+			cs_util_escape_ctl(fn, buf[0], sizeof(buf[0]));
+			cs_util_escape_ctl(cs, buf[1], sizeof(buf[1]));
 			cs_util_escape_ctl(l ? l->row->mod : "module", buf[2], sizeof(buf[2]));
 			for (c = 0; c < NCOLS; c++) {
 				if (l)
@@ -378,7 +389,7 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 	size_t nev = 0, nrows, i, e, n;
 	char col[64], name[4 * CS_EVENT_NAME_MAX];
 	const char *colon;
-	int ret = 0, c;
+	int ret = 0, c, demangle;
 
 	sort_desc = -1;
 	sort_col = csv ? -3 : S_MEAN * NVALS + V_PCT; /* -3: name order */
@@ -405,7 +416,8 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 	}
 	if (sort_desc < 0)
 		sort_desc = sort_col >= 0;
-	if (add_rows(&h, a, 0, syms) || add_rows(&h, b, 1, syms))
+	demangle = !csv && !opt->no_demangle;
+	if (add_rows(&h, a, 0, syms, demangle) || add_rows(&h, b, 1, syms, demangle))
 		goto nomem;
 	nrows = HASH_COUNT(h);
 	order = calloc(nrows + 1, sizeof(*order));
@@ -457,6 +469,8 @@ out:
 		free(d->key);
 		free(d->cs);
 		free(d->mod);
+		free(d->shown_fn);
+		free(d->shown_cs);
 		free(d);
 	}
 	free(order);

@@ -309,19 +309,25 @@ static int cmp_flines(const void *a, const void *b)
 }
 
 static void fill_fline(struct fline *l, const struct cs_report *r, const struct cs_formula *d,
-		       const struct cs_row *row, struct cs_symbols *syms)
+		       const struct cs_row *row, struct cs_symbols *syms, int raw_names)
 {
-	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
+	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096], *dfn = NULL, *dcs = NULL;
 	struct cs_formula_value v;
 	unsigned c;
 
 	cs_merge_function(row, fn, sizeof(fn));
 	cs_output_callsite(r, row, syms, cs, sizeof(cs), mod, sizeof(mod));
+	if (!raw_names) {
+		dfn = cs_demangle(fn, CS_DEMANGLE_CUT);
+		dcs = cs_demangle(cs, 0);
+	}
 	/* Names are the program's bytes: no control character reaches the
 	 * terminal (the CSV quotes them).  Cut as the event tables cut them,
 	 * in the escaping: cutting its output split escapes and characters. */
-	cs_util_escape_cut(fn, CS_NAME_COLUMNS, l->name[F_FUNCTION], FNAME);
-	cs_util_escape_cut(cs, CS_NAME_COLUMNS, l->name[F_CALLSITE], FNAME);
+	cs_util_escape_cut(dfn ? dfn : fn, CS_NAME_COLUMNS, l->name[F_FUNCTION], FNAME);
+	cs_util_escape_cut(dcs ? dcs : cs, CS_NAME_COLUMNS, l->name[F_CALLSITE], FNAME);
+	free(dfn);
+	free(dcs);
 	cs_util_escape_cut(mod, CS_NAME_COLUMNS, l->name[F_MODULE], FNAME);
 	cs_formulas_eval(r, d, row, &v);
 	l->status = v.status;
@@ -379,7 +385,7 @@ static void print_flines(FILE *out, const struct fline *l, size_t n, int by_fn)
 	}
 }
 
-int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *syms)
+int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *syms, int raw_names)
 {
 	struct cs_formula *d;
 	struct cs_row **rows;
@@ -420,7 +426,7 @@ int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *s
 		for (i = 0; i < n; i++) {
 			memset(&lines[i], 0, sizeof(lines[i]));
 			lines[i].order = i;
-			fill_fline(&lines[i], r, &d[j], rows[i], syms);
+			fill_fline(&lines[i], r, &d[j], rows[i], syms, raw_names);
 		}
 		qsort(lines, n, sizeof(*lines), cmp_flines);
 		print_flines(out, lines, n, r->by == CS_BY_FUNCTION);

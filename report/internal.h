@@ -83,6 +83,25 @@ void cs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like cs_err, with "warning: " before the message. */
 void cs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- demangle.c: C++ names for people ---- */
+
+/* Returns name with the C++ mangled name it starts with ("_Z...", clone
+ * suffixes such as .cold included) demangled by the C++ runtime's
+ * __cxa_demangle, and what cacheshim put after it ([argN:KEY],
+ * @module+0xOFF, a call site's +0xOFF) kept, as a malloc'd string.  NULL
+ * when name is not mangled or does not demangle, when its mangled part is
+ * cut bytes or longer (a name the file kept cut bytes of may have lost its
+ * end; cut 0: any length), when libstdc++ cannot be loaded, or when out
+ * of memory: then name is shown as it is. */
+char *cs_demangle(const char *name, size_t cut);
+/* fnmatch(glob, name, 0), or else fnmatch of glob and name demangled
+ * (cs_demangle with cut): --function matches either form.  Returns 0 on a
+ * match, else FNM_NOMATCH. */
+int cs_demangle_fnmatch(const char *glob, const char *name, size_t cut);
+/* The cut of cs_demangle for names of targets read from a file: it keeps
+ * their first CS_TARGET_NAME_MAX - 1 bytes. */
+#define CS_DEMANGLE_CUT (CS_TARGET_NAME_MAX - 1)
+
 /* ---- reader.c: loading and validating report files ---- */
 
 /* A validated report file held in memory.  Every pointer points into data
@@ -359,6 +378,9 @@ struct cs_target_info {
 	/* Functions of this name in the report (all cs_target_info with
 	 * this k.name): above 1, its rows are labelled name@module+0xOFF. */
 	const unsigned *same_name;
+	/* Whether --function matches its name (merge.c): 0 not known yet,
+	 * 1 no, 2 yes. */
+	int fn_match;
 	UT_hash_handle hh;
 };
 
@@ -563,6 +585,10 @@ struct cs_output_opts {
 	int subtract; /* --subtract-overhead: raw_mean and overhead shown */
 	int no_notes; /* table: leave out the shim's notes (cacheshim run says them) */
 	int say_more; /* table: say how many rows top left out (cacheshim run) */
+	/* --no-demangle: C++ names as the file and the symbol tables have
+	 * them.  0: the tables and HTML show them demangled (cs_demangle),
+	 * the JSON adds the demangled form; the CSV never demangles. */
+	int raw_names;
 };
 
 /* Prints r as aligned tables, one per event.  Returns 0, or -EIO when
@@ -575,8 +601,9 @@ void cs_table_notes(FILE *out, const struct cs_report *r);
 /* Prints the summary header (programs, pids, events, files, calls that
  * did not return) of r. */
 void cs_table_summary(FILE *out, const struct cs_report *r);
-/* Prints r as CSV (RFC 4180), one row per (function, call site, event).
- * Returns 0, -EIO or -ENOMEM. */
+/* Prints r as CSV (RFC 4180), one row per (function, call site, event),
+ * names as the file and the symbol tables have them (o->raw_names is
+ * ignored).  Returns 0, -EIO or -ENOMEM. */
 int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		 const struct cs_output_opts *o);
 /* Writes field to out, quoted when it holds a comma, quote, CR or LF. */
@@ -601,9 +628,9 @@ char *cs_targets_address(const struct cs_target_info *t, char *buf, size_t len);
 /* Writes t's reasons ("why (+0xOFF)", several joined by "; ") into buf,
  * "" when none.  Returns buf. */
 char *cs_targets_reason(const struct cs_target_info *t, char *buf, size_t len);
-/* Prints the targets of r as a table and a summary line / as CSV.
- * Returns 0, -EIO or -ENOMEM. */
-int cs_targets_print_table(FILE *out, const struct cs_report *r);
+/* Prints the targets of r as a table and a summary line (names
+ * demangled unless raw_names) / as CSV (names as the file has them).  Returns 0, -EIO or -ENOMEM. */
+int cs_targets_print_table(FILE *out, const struct cs_report *r, int raw_names);
 int cs_targets_print_csv(FILE *out, const struct cs_report *r);
 /* Returns 1 when t is listed: --function, when given, matches its
  * name (--module selects callers, not targets). */
@@ -784,8 +811,9 @@ unsigned cs_hist_rows(const struct cs_agg *a, unsigned maxrows, unsigned *group,
 struct cs_options;
 /* Compares the reports a and b (same options) per row and event (events
  * and rows matched by name): calls, mean, p50, p90, p99 of each and the
- * change, as a table or (csv) CSV; --event, --sort (a diff column) and
- * --top of opt apply.  Returns 0, -EINVAL (bad --sort, said on stderr),
+ * change, as a table (names demangled unless --no-demangle) or (csv)
+ * CSV (names as they are); --event, --sort (a
+ * diff column) and --top of opt apply.  Returns 0, -EINVAL (bad --sort, said on stderr),
  * -EIO or -ENOMEM. */
 int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *b,
 		  struct cs_symbols *syms, const struct cs_options *opt, int csv);
@@ -804,6 +832,7 @@ enum {
 	CS_OPT_DERIVE,
 	CS_OPT_SEARCH,
 	CS_OPT_DIFF,
+	CS_OPT_NO_DEMANGLE,
 };
 
 /* What those options said. */
@@ -813,6 +842,7 @@ struct cs_options {
 	const char *sort; /* "COLUMN[:asc|:desc]" as given */
 	size_t top;
 	int hist, cold, binomial, by_given;
+	int no_demangle; /* --no-demangle */
 	struct cs_derive *derive;
 	size_t nderive;
 	const char *diff; /* run A of --diff A B */
@@ -870,8 +900,9 @@ struct cs_series_line {
  * -ENOMEM.  No series: 0 and *n = 0. */
 int cs_series_lines(const struct cs_report *r, struct cs_series_line **lines, size_t *n);
 void cs_series_lines_free(struct cs_series_line *lines, size_t n);
-/* Prints the series as tables / as CSV.  Returns 0, -EIO or -ENOMEM. */
-int cs_series_print_table(FILE *out, const struct cs_report *r);
+/* Prints the series as tables (target names demangled unless raw_names)
+ * / as CSV (names as the file has them).  Returns 0, -EIO or -ENOMEM. */
+int cs_series_print_table(FILE *out, const struct cs_report *r, int raw_names);
 int cs_series_print_csv(FILE *out, const struct cs_report *r);
 /* Returns the q-quantile of the n values of a window histogram
  * (CS_WHIST_BUCKETS counts), interpolated by rank within its bucket and
@@ -935,8 +966,8 @@ void cs_formulas_eval(const struct cs_report *r, const struct cs_formula *d,
 char *cs_formulas_where(const struct cs_formula *d, char *buf, size_t len);
 /* Prints a table per formula of r (after the events' tables): value per
  * call, the distribution where exact, "not counted" where an input was
- * not.  Returns 0, -EIO or -ENOMEM. */
-int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *syms);
+ * not; names demangled unless raw_names.  Returns 0, -EIO or -ENOMEM. */
+int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *syms, int raw_names);
 /* Prints the CSV lines of the formulas d[0, nd) at row, after its events'
  * lines: event = the formula's name, status derived, not counted or
  * undefined. */

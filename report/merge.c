@@ -437,23 +437,12 @@ static int add_cold(struct cs_row *row, size_t ev, const struct cs_stat *st, uin
 	return 0;
 }
 
-/* 1 when name matches one of the n globs, or n is 0. */
-static int glob_match(char *const *globs, size_t n, const char *name, const char *base)
-{
-	size_t i;
-
-	if (n == 0)
-		return 1;
-	for (i = 0; i < n; i++)
-		if (fnmatch(globs[i], name, 0) == 0 || (base && fnmatch(globs[i], base, 0) == 0))
-			return 1;
-	return 0;
-}
-
-/* 1 when site s (of target t) is selected by --function and --module.
- * fnmatch per site: a few hundred ns, only when filters were given. */
+/* 1 when site s (of target t, merged into ti) is selected by --function
+ * (the name as the file has it or demangled) and --module.  fnmatch per
+ * site: a few hundred ns, only when filters were given. */
 static int selected(const struct cs_report *r, const struct cs_file *f,
-		    const struct cs_site_block *s, const struct cs_target_block *t)
+		    const struct cs_site_block *s, const struct cs_target_block *t,
+		    struct cs_target_info *ti)
 {
 	const struct cs_module_block *m;
 	const char *base;
@@ -478,7 +467,16 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 		if (!hit)
 			return 0;
 	}
-	return glob_match(r->fn_globs, r->nfn_globs, t->name, NULL);
+	if (r->nfn_globs == 0)
+		return 1;
+	/* Once per function: the demangled name costs a microsecond. */
+	if (!ti->fn_match) {
+		ti->fn_match = 1;
+		for (i = 0; i < r->nfn_globs && ti->fn_match == 1; i++)
+			if (cs_demangle_fnmatch(r->fn_globs[i], t->name, CS_DEMANGLE_CUT) == 0)
+				ti->fn_match = 2;
+	}
+	return ti->fn_match == 2;
 }
 
 /* Adds the notes of f to r: each text once per file. */
@@ -758,7 +756,7 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 		}
 		target = ti[target_index(f, s->target)];
 		target->calls += s->calls;
-		if ((r->nfn_globs || r->nmod_globs) && !selected(r, f, s, t))
+		if ((r->nfn_globs || r->nmod_globs) && !selected(r, f, s, t, target))
 			continue;
 		memset(&k, 0, sizeof(k)); /* padding is part of the hash key */
 		memcpy(k.name, t->name, sizeof(k.name));

@@ -2,7 +2,6 @@
 /* The report options that select, sort and add columns, and --diff. */
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@ const struct option cs_options_long[] = {
 	{"derive", required_argument, NULL, CS_OPT_DERIVE},
 	{"search-path", required_argument, NULL, CS_OPT_SEARCH},
 	{"diff", required_argument, NULL, CS_OPT_DIFF},
+	{"no-demangle", no_argument, NULL, CS_OPT_NO_DEMANGLE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -135,6 +135,9 @@ int cs_options_parse(struct cs_options *a, int c, const char *arg)
 	case CS_OPT_DIFF:
 		a->diff = arg;
 		return 0;
+	case CS_OPT_NO_DEMANGLE:
+		a->no_demangle = 1;
+		return 0;
 	default:
 		return 1;
 	}
@@ -203,16 +206,16 @@ static int utf8_locale(void)
 	return utf8;
 }
 
-/* Whether glob matches the name of a function in the files: one that
- * matches none is most likely a typo (or '[' with no ']'), and would print
- * an empty report with exit 0. */
+/* Whether glob matches the name of a function in the files (as the file
+ * has it, or demangled): one that matches none is most likely a typo (or
+ * '[' with no ']'), and would print an empty report with exit 0. */
 static int matches_a_function(const struct cs_report *r, const char *glob)
 {
 	struct cs_target_info *t, *tmp;
 
 	HASH_ITER(hh, r->targets, t, tmp)
 	{
-		if (fnmatch(glob, t->k.name, 0) == 0)
+		if (cs_demangle_fnmatch(glob, t->k.name, CS_DEMANGLE_CUT) == 0)
 			return 1;
 	}
 	return 0;
@@ -228,6 +231,7 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 	o->cold = a->cold;
 	o->binomial = a->binomial;
 	o->ascii = !utf8_locale();
+	o->raw_names = a->no_demangle;
 	free(a->event_shown);
 	free(a->event_order);
 	a->event_shown = NULL;

@@ -189,6 +189,7 @@ static void row_event(FILE *out, const struct cs_report *r, const struct cs_row 
 int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 		 const struct cs_output_opts *o)
 {
+	struct cs_output_opts raw;
 	const char *fn, *cs, *mod;
 	const struct cs_row *row;
 	struct cs_formula *d;
@@ -196,6 +197,11 @@ int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 	const size_t *evs;
 	size_t n, i, k, nd, nev, *order;
 
+	/* Names as the file and the symbol tables have them, whatever
+	 * --no-demangle says: scripts match them (docs/report-format.md). */
+	raw = *o;
+	raw.raw_names = 1;
+	o = &raw;
 	if (cs_formulas_find(r, &d, &nd))
 		return -ENOMEM;
 	if (cs_view_new(r, syms, o, &v)) {

@@ -123,12 +123,13 @@ static void picture(FILE *out, const struct cs_agg *a, int ascii)
  * a function's rows next to each other. */
 struct fn {
 	char name[CS_FUNCTION_MAX];
+	char *shown; /* name demangled (malloc'd), NULL: name as it is */
 	struct cs_agg agg;
 	struct cs_summary s;
 	int have;
 };
 
-static struct fn *functions(const struct cs_report *r, size_t ev, size_t *nfn)
+static struct fn *functions(const struct cs_report *r, size_t ev, int raw_names, size_t *nfn)
 {
 	char name[CS_FUNCTION_MAX];
 	struct cs_row **rows;
@@ -157,8 +158,10 @@ static struct fn *functions(const struct cs_report *r, size_t ev, size_t *nfn)
 			cs_stats_merge(&f[k - 1].agg, a);
 	}
 	free(rows);
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k; i++) {
 		f[i].have = cs_stats_summarize(&f[i].agg, &f[i].s) == 0;
+		f[i].shown = raw_names ? NULL : cs_demangle(f[i].name, CS_DEMANGLE_CUT);
+	}
 	*nfn = k;
 	return f;
 }
@@ -197,8 +200,9 @@ static int cmp_fn(const void *x, const void *y)
 
 	if (a->have != b->have)
 		return a->have ? -1 : 1;
+	/* By the name shown, as the tables sort. */
 	if (sort_col == CS_COL_FUNCTION) {
-		c = strcmp(a->name, b->name);
+		c = strcmp(a->shown ? a->shown : a->name, b->shown ? b->shown : b->name);
 	} else if (a->have) {
 		ka = key(a);
 		kb = key(b);
@@ -234,7 +238,7 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 			fputs("  not counted (the event could not be opened)\n", out);
 			continue;
 		}
-		f = functions(r, ev, &n);
+		f = functions(r, ev, o->raw_names, &n);
 		p = f ? calloc(n + 1, sizeof(*p)) : NULL;
 		if (!p) {
 			free(f);
@@ -247,7 +251,8 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 		if (n == 0)
 			fputs("  no calls recorded\n", out);
 		for (i = 0; i < n && (!o->top || i < o->top); i++) {
-			cs_util_escape_ctl(p[i]->name, name, sizeof(name));
+			cs_util_escape_ctl(p[i]->shown ? p[i]->shown : p[i]->name, name,
+					   sizeof(name));
 			if (!p[i]->have) {
 				fprintf(out, "  %s: no calls with values\n", name);
 				continue;
@@ -267,6 +272,7 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 			else if (f[i].agg.overflow && shown != (size_t)-1)
 				shown = (size_t)-2;
 			cs_stats_fini(&f[i].agg);
+			free(f[i].shown);
 		}
 		free(p);
 		free(f);

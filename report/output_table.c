@@ -594,7 +594,7 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 	if (ret)
 		return ret;
 	/* The preset formulas, after the events they are made of. */
-	if (cs_formulas_table(out, r, syms) == -ENOMEM)
+	if (cs_formulas_table(out, r, syms, o->raw_names) == -ENOMEM)
 		return -ENOMEM;
 	/* Calls of a refused function that no GOT slot saw are missing
 	 * from the rows above: say so where it will be read. */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* --targets: per target, how its calls were caught and why entry patching was refused. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +85,7 @@ int cs_targets_listed(const struct cs_report *r, const struct cs_target_info *t)
 	if (r->nfn_globs == 0)
 		return 1;
 	for (i = 0; i < r->nfn_globs; i++)
-		if (fnmatch(r->fn_globs[i], t->k.name, 0) == 0)
+		if (cs_demangle_fnmatch(r->fn_globs[i], t->k.name, CS_DEMANGLE_CUT) == 0)
 			return 1;
 	return 0;
 }
@@ -110,15 +109,17 @@ static const char *const tc_title[TC_N] = {
 	"function", "module", "address", "how caught", "hidden", "calls", "reason",
 };
 
-/* Fills cells[TC_N] (each malloc'd) for t.  Returns 0 or -ENOMEM. */
-static int row_cells(const struct cs_target_info *t, char **cells)
+/* Fills cells[TC_N] (each malloc'd) for t, its name demangled unless
+ * raw_names.  Returns 0 or -ENOMEM. */
+static int row_cells(const struct cs_target_info *t, int raw_names, char **cells)
 {
-	char buf[2048];
+	char buf[2048], *dm = raw_names ? NULL : cs_demangle(t->k.name, CS_DEMANGLE_CUT);
 	int i;
 
 	/* The cells are the file's bytes: no control character reaches the
 	 * terminal (the CSV and the JSON quote them their own way). */
-	cells[TC_FUNCTION] = cs_util_escape_dup(t->k.name);
+	cells[TC_FUNCTION] = cs_util_escape_dup(dm ? dm : t->k.name);
+	free(dm);
 	cells[TC_MODULE] = cs_util_escape_dup(t->mod ? cs_util_basename(t->mod->path) : "?");
 	cells[TC_ADDRESS] = cs_util_escape_dup(cs_targets_address(t, buf, sizeof(buf)));
 	cells[TC_HOW] = strdup(how_text(t, buf, sizeof(buf)));
@@ -162,7 +163,7 @@ static void summary(FILE *out, struct cs_target_info **v, size_t n)
 	fputc('\n', out);
 }
 
-int cs_targets_print_table(FILE *out, const struct cs_report *r)
+int cs_targets_print_table(FILE *out, const struct cs_report *r, int raw_names)
 {
 	struct cs_target_info **all, **v;
 	size_t n, i, k = 0, w[TC_N], len;
@@ -192,7 +193,7 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r)
 		w[c] = strlen(tc_title[c]);
 	/* Widths in display columns: a UTF-8 name is fewer than its bytes. */
 	for (i = 0; i < n && !ret; i++) {
-		ret = row_cells(v[i], cells + i * TC_N);
+		ret = row_cells(v[i], raw_names, cells + i * TC_N);
 		for (c = 0; c < TC_N && !ret; c++) {
 			len = strlen(cells[i * TC_N + c]);
 			if (cs_util_width(cells[i * TC_N + c], len) > w[c])

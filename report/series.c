@@ -293,14 +293,17 @@ out:
 	return 0;
 }
 
-static void line_title(FILE *out, const struct cs_report *r, const struct cs_series_line *l)
+static void line_title(FILE *out, const struct cs_report *r, const struct cs_series_line *l,
+		       int raw_names)
 {
 	char b[48], target[4 * CS_FUNCTION_MAX], event[4 * CS_EVENT_NAME_MAX];
+	char *dm = raw_names ? NULL : cs_demangle(l->target, CS_DEMANGLE_CUT);
 
 	/* Names are the program's bytes: no control character reaches the
 	 * terminal (the CSV quotes them). */
-	fprintf(out, "%s, %s: ", cs_util_escape_ctl(l->target, target, sizeof(target)),
+	fprintf(out, "%s, %s: ", cs_util_escape_ctl(dm ? dm : l->target, target, sizeof(target)),
 		cs_util_escape_ctl(r->events[l->event].name, event, sizeof(event)));
+	free(dm);
 	if (l->tid)
 		fprintf(out, "thread %u (pid %u)", l->tid, l->pid);
 	else
@@ -316,7 +319,7 @@ static void line_title(FILE *out, const struct cs_report *r, const struct cs_ser
 #define SCOLS 6
 #define SCELL 40
 
-int cs_series_print_table(FILE *out, const struct cs_report *r)
+int cs_series_print_table(FILE *out, const struct cs_report *r, int raw_names)
 {
 	static const char *const names[SCOLS] = {"first call", "last call", "calls",
 						 "mean",       "p50",	    "p99"};
@@ -336,7 +339,7 @@ int cs_series_print_table(FILE *out, const struct cs_report *r)
 
 		if (i)
 			fputc('\n', out);
-		line_title(out, r, l);
+		line_title(out, r, l, raw_names);
 		free(cell);
 		cell = calloc(l->npoints ? l->npoints : 1, sizeof(*cell));
 		if (!cell) {

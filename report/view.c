@@ -457,21 +457,27 @@ static char *keep(struct cs_view *v, const char *s, size_t n)
 	return p;
 }
 
-/* Makes the text columns of row i (source only when source is set). */
+/* Makes the text columns of row i (source only when source is set):
+ * C++ names demangled unless o->raw_names. */
 static void make_text(struct cs_view *v, size_t i, int source)
 {
 	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096];
 	const struct cs_row *row = v->rows[i];
 	const struct cs_module_info *m;
-	char **t = &v->text[i * 4];
+	char **t = &v->text[i * 4], *dm;
 
 	if (!t[0]) {
 		cs_merge_function(row, fn, sizeof(fn));
-		t[0] = keep(v, fn, strlen(fn));
+		dm = v->o->raw_names ? NULL : cs_demangle(fn, CS_DEMANGLE_CUT);
+		t[0] = dm ? keep(v, dm, strlen(dm)) : keep(v, fn, strlen(fn));
+		free(dm);
 	}
 	if (!t[1]) {
 		cs_output_callsite(v->r, row, v->syms, cs, sizeof(cs), mod, sizeof(mod));
-		t[1] = keep(v, cs, strlen(cs));
+		/* A call site's symbol is the symbol table's, whole. */
+		dm = v->o->raw_names ? NULL : cs_demangle(cs, 0);
+		t[1] = dm ? keep(v, dm, strlen(dm)) : keep(v, cs, strlen(cs));
+		free(dm);
 		t[2] = keep(v, mod, strlen(mod));
 	}
 	if (source && !t[3]) {
