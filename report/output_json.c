@@ -45,6 +45,20 @@ static void jkey(FILE *out, const char *k)
 	fputc(':', out);
 }
 
+/* ,"key":"name demangled" when name demangles (cs_demangle with cut) and
+ * demangling is on: the raw name stays in its own member, for scripts. */
+static void jdemangled(FILE *out, const char *k, const char *name, size_t cut, int raw_names)
+{
+	char *d = raw_names ? NULL : cs_demangle(name, cut);
+
+	if (!d)
+		return;
+	fputc(',', out);
+	jkey(out, k);
+	jstr(out, d);
+	free(d);
+}
+
 static void ju64(FILE *out, const char *k, uint64_t v)
 {
 	jkey(out, k);
@@ -183,7 +197,7 @@ static void jevent(FILE *out, const struct cs_report *r, struct cs_row **rows, s
 }
 
 static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
-		      struct cs_row **rows, size_t n, struct cs_agg *view)
+		      struct cs_row **rows, size_t n, struct cs_agg *view, int raw_names)
 {
 	char fn[CS_FUNCTION_MAX], cs[4096], mod[4096], kc[48];
 	cs_u128 calls = 0, entered = 0, dropped = 0;
@@ -197,6 +211,7 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 	fputc('{', out);
 	jkey(out, "function");
 	jstr(out, cs_merge_function(rows[0], fn, sizeof(fn)));
+	jdemangled(out, "function_demangled", fn, CS_DEMANGLE_CUT, raw_names);
 	fputc(',', out);
 	jkey(out, "target");
 	jstr(out, rows[0]->k.name);
@@ -231,6 +246,7 @@ static void jfunction(FILE *out, const struct cs_report *r, struct cs_symbols *s
 		fputs(i ? ",{" : "{", out);
 		jkey(out, "callsite");
 		jstr(out, cs);
+		jdemangled(out, "callsite_demangled", cs, 0, raw_names);
 		fputc(',', out);
 		jkey(out, "module");
 		jstr(out, mod);
@@ -345,7 +361,7 @@ static void jheader(FILE *out, const struct cs_report *r)
 	fputc(']', out);
 }
 
-static int jseries(FILE *out, const struct cs_report *r)
+static int jseries(FILE *out, const struct cs_report *r, int raw_names)
 {
 	struct cs_series_line *lines;
 	size_t n, i, k;
@@ -361,6 +377,7 @@ static int jseries(FILE *out, const struct cs_report *r)
 		fputs(i ? ",{" : "{", out);
 		jkey(out, "target");
 		jstr(out, l->target);
+		jdemangled(out, "target_demangled", l->target, CS_DEMANGLE_CUT, raw_names);
 		fputc(',', out);
 		ju64(out, "event", l->event);
 		fputc(',', out);
@@ -405,7 +422,7 @@ static int jseries(FILE *out, const struct cs_report *r)
 
 /* The targets that --function lists, one object each.  Returns 0 or
  * -ENOMEM. */
-static int jtargets(FILE *out, const struct cs_report *r)
+static int jtargets(FILE *out, const struct cs_report *r, int raw_names)
 {
 	struct cs_target_info **v;
 	char buf[CS_FUNCTION_MAX];
@@ -423,6 +440,7 @@ static int jtargets(FILE *out, const struct cs_report *r)
 		fputs(j++ ? ",{" : "{", out);
 		jkey(out, "function");
 		jstr(out, t->k.name);
+		jdemangled(out, "function_demangled", t->k.name, CS_DEMANGLE_CUT, raw_names);
 		fputc(',', out);
 		jkey(out, "module");
 		if (t->mod)
@@ -480,12 +498,12 @@ int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 			;
 		if (i)
 			fputc(',', out);
-		jfunction(out, r, syms, rows + i, j - i, view);
+		jfunction(out, r, syms, rows + i, j - i, view, o->raw_names);
 	}
 	fputc(']', out);
-	ret = jtargets(out, r);
+	ret = jtargets(out, r, o->raw_names);
 	if (!ret)
-		ret = jseries(out, r);
+		ret = jseries(out, r, o->raw_names);
 	fputs("}\n", out);
 	free(rows);
 	if (view[0].nomem || view[1].nomem)

@@ -56,6 +56,16 @@
 		return (Math.abs(v) >= 99.95 ? v.toFixed(0) : Math.abs(v) >= 9.995 ? v.toFixed(1) : v.toFixed(2)) + s[i];
 	}
 
+	/* The names to show: demangled C++ names where the document has
+	 * them (not with --no-demangle), else the names as they are. */
+	function fname(f) {
+		return f.function_demangled || f.function;
+	}
+
+	function csname(c) {
+		return c.callsite_demangled || c.callsite;
+	}
+
 	function evname(i) {
 		return data.events[i].name;
 	}
@@ -187,7 +197,7 @@
 
 				if (!s)
 					return;
-				r = [f.function, s.calls, s.mean];
+				r = [fname(f), s.calls, s.mean];
 				if (nested)
 					r.push(e.inclusive ? e.inclusive.mean : s.mean,
 						e.exclusive ? e.exclusive.mean : s.mean);
@@ -198,7 +208,7 @@
 						var t = c.events[ev].stats;
 
 						if (t)
-							srows.push([f.function, c.callsite, c.module, t.calls,
+							srows.push([fname(f), csname(c), c.module, t.calls,
 								t.mean, t.p50, t.p99, t.max, t.total]);
 					});
 			});
@@ -340,7 +350,7 @@
 					}).map(function (c) {
 						var t = c.events[ev].stats;
 
-						return {label: c.callsite, v: t.total,
+						return {label: csname(c), v: t.total,
 							tip: t.calls + ' calls, mean ' + human(t.mean)};
 					}).sort(function (a, b) {
 						return b.v - a.v;
@@ -353,7 +363,7 @@
 			}
 			if (!any)
 				return;
-			add(sec, el('h3', {class: 'mono'}, f.function));
+			add(sec, el('h3', {class: 'mono'}, fname(f)));
 			sec.appendChild(box);
 		});
 	}
@@ -365,7 +375,7 @@
 		data.functions.forEach(function (f) {
 			/* The function without its class: name, or
 			 * name@module+0xOFF when two functions share it. */
-			var k = f.function.replace(/\[[^\]]*\]$/, '') + ':arg' + f.argn;
+			var k = fname(f).replace(/\[[^\]]*\]$/, '') + ':arg' + f.argn;
 
 			if (f.key === null)
 				return;
@@ -450,7 +460,8 @@
 			if (!l.windows.length)
 				return;
 			d = add(sec, el('div', {class: 'chart'}));
-			add(d, el('h4', {class: 'mono'}, l.target + ', ' + evname(l.event) + ' (' +
+			add(d, el('h4', {class: 'mono'}, (l.target_demangled || l.target) + ', ' +
+				evname(l.event) + ' (' +
 				(l.tid === null ? 'all threads' : 'thread ' + l.tid) + ', ' +
 				(l.shift ? Math.pow(2, l.shift) + ' calls' : '1 call') + ' per window)'));
 			add(d, lineChart(l));
