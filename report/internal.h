@@ -422,6 +422,10 @@ struct cs_report {
 	 * the cost of the measurement itself.  Not in rows. */
 	struct cs_agg **calib;
 	size_t ncalib;
+	/* Per event: the calls of the nested calibration target
+	 * (CS_HOOK_CALIBRATION_NESTED): a wrapped call inside another. */
+	struct cs_agg **calib_nested;
+	size_t ncalib_nested;
 	/* Set before adding files: take each file's calibration median off
 	 * every value of its rows (cs_agg.shift). */
 	int subtract_overhead;
@@ -484,6 +488,10 @@ const struct cs_agg *cs_merge_agg(const struct cs_row *row, size_t ev);
 /* Returns the calls of the calibration target for event ev, or NULL when
  * no file had one. */
 const struct cs_agg *cs_merge_calibration(const struct cs_report *r, size_t ev);
+/* Sets *out to what a wrapped call adds to the call around it for event
+ * ev (the nested calibration's median less the calibration's, at least
+ * 0) and returns 1; 0 when no file had a nested calibration. */
+int cs_merge_nested_overhead(const struct cs_report *r, size_t ev, uint64_t *out);
 /* Returns the first calls (the cold ones: one per site and thread) of
  * event ev of row, or NULL when it has none or cs_report.cold was not
  * set. */

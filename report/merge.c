@@ -577,32 +577,35 @@ static int stat_empty(const struct cs_stat *s)
 
 /* The shim's calibration target: the wrapper around an empty function.
  * Not a row: its values are the cost of the measurement itself. */
+/* Adds calibration site s of f to the per-event aggregates *calib (of
+ * *n, grown to the report's events). */
 static int add_calibration(struct cs_report *r, const struct cs_file *f,
-			   const struct cs_site_block *s, const size_t *evmap)
+			   const struct cs_site_block *s, const size_t *evmap,
+			   struct cs_agg ***calib, size_t *n)
 {
 	struct cs_agg **nc;
 	unsigned e;
 	size_t g;
 
-	if (r->ncalib < r->nevents) {
-		nc = realloc(r->calib, r->nevents * sizeof(*nc));
+	if (*n < r->nevents) {
+		nc = realloc(*calib, r->nevents * sizeof(*nc));
 		if (!nc)
 			return -ENOMEM;
-		memset(nc + r->ncalib, 0, (r->nevents - r->ncalib) * sizeof(*nc));
-		r->calib = nc;
-		r->ncalib = r->nevents;
+		memset(nc + *n, 0, (r->nevents - *n) * sizeof(*nc));
+		*calib = nc;
+		*n = r->nevents;
 	}
 	for (e = 0; e < f->hdr->nevents; e++) {
 		if (!cs_reader_event_usable(f, s, e) || stat_empty(&s->stat[e]))
 			continue;
 		g = evmap[e];
-		if (!r->calib[g]) {
-			r->calib[g] = cs_stats_new();
-			if (!r->calib[g])
+		if (!(*calib)[g]) {
+			(*calib)[g] = cs_stats_new();
+			if (!(*calib)[g])
 				return -ENOMEM;
 		}
-		cs_stats_add(r->calib[g], &s->stat[e]);
-		if (r->calib[g]->nomem)
+		cs_stats_add((*calib)[g], &s->stat[e]);
+		if ((*calib)[g]->nomem)
 			return -ENOMEM;
 	}
 	return 0;
@@ -750,7 +753,10 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 		if (t->how & CS_HOOK_CALIBRATION) {
 			/* The overhead line is every call's: the nested
 			 * calibration only says what nesting adds. */
-			if (!(t->how & CS_HOOK_CALIBRATION_NESTED) && add_calibration(r, f, s, evmap))
+			if ((t->how & CS_HOOK_CALIBRATION_NESTED)
+				    ? add_calibration(r, f, s, evmap, &r->calib_nested,
+						      &r->ncalib_nested)
+				    : add_calibration(r, f, s, evmap, &r->calib, &r->ncalib))
 				return -ENOMEM;
 			continue;
 		}
@@ -937,6 +943,19 @@ const struct cs_agg *cs_merge_calibration(const struct cs_report *r, size_t ev)
 	return r->calib[ev];
 }
 
+int cs_merge_nested_overhead(const struct cs_report *r, size_t ev, uint64_t *out)
+{
+	const struct cs_agg *c = cs_merge_calibration(r, ev);
+	uint64_t whole, one;
+
+	if (!c || ev >= r->ncalib_nested || !r->calib_nested[ev] || r->calib_nested[ev]->n == 0)
+		return 0;
+	whole = cs_stats_percentile(r->calib_nested[ev], 0.5);
+	one = cs_stats_percentile(c, 0.5);
+	*out = whole > one ? whole - one : 0;
+	return 1;
+}
+
 const struct cs_agg *cs_merge_cold(const struct cs_row *row, size_t ev)
 {
 	if (ev >= row->ncold || !row->cold[ev] || row->cold[ev]->n == 0)
@@ -1050,6 +1069,9 @@ void cs_merge_free(struct cs_report *r)
 	for (i = 0; i < r->ncalib; i++)
 		cs_stats_free(r->calib[i]);
 	free(r->calib);
+	for (i = 0; i < r->ncalib_nested; i++)
+		cs_stats_free(r->calib_nested[i]);
+	free(r->calib_nested);
 	for (i = 0; i < r->nfiles; i++)
 		free(r->files[i].path);
 	free(r->files);

@@ -294,6 +294,7 @@ static void jnotes(FILE *out, const struct cs_report *r)
 static void jheader(FILE *out, const struct cs_report *r)
 {
 	const struct cs_agg *c;
+	uint64_t nested;
 	size_t i;
 
 	fputs("{\"format\":\"cacheshim-report\",\"version\":1,", out);
@@ -340,6 +341,12 @@ static void jheader(FILE *out, const struct cs_report *r)
 		c = cs_merge_calibration(r, i);
 		if (c && !cs_merge_not_counted(r, i))
 			fprintf(out, "%llu", (unsigned long long)cs_stats_percentile(c, 0.5));
+		else
+			fputs("null", out);
+		fputc(',', out);
+		jkey(out, "nested_overhead");
+		if (!cs_merge_not_counted(r, i) && cs_merge_nested_overhead(r, i, &nested))
+			fprintf(out, "%llu", (unsigned long long)nested);
 		else
 			fputs("null", out);
 		fputc('}', out);

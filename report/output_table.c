@@ -124,6 +124,20 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 	if (shown)
 		fprintf(out, " (median per call around an empty function%s)\n",
 			r->subtract_overhead ? ", subtracted below" : "");
+	/* What a wrapped call costs the call around it: more than that
+	 * (its hooks and counter reads are outside its own bracket). */
+	for (i = 0, shown = 0; i < r->nevents; i++) {
+		uint64_t v;
+
+		if (cs_merge_not_counted(r, i) || !cs_merge_nested_overhead(r, i, &v))
+			continue;
+		fprintf(out, "%s%s %s", shown++ ? ", " : "nested:   ",
+			cs_util_escape_ctl(r->events[i].name, name, sizeof(name)),
+			cs_util_human((long double)v, b1, sizeof(b1)));
+	}
+	if (shown)
+		fprintf(out, " (what a wrapped call adds to the call around it%s)\n",
+			r->subtract_overhead ? ", subtracted below per nested call" : "");
 	/* Nested calls' new sites and blocks were made inside the calls
 	 * around them: said, since those calls' tsc is lower by it. */
 	if (r->setup_ticks)

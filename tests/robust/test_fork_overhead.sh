@@ -7,7 +7,9 @@
 # parent's (78 ticks of overhead) 39 ticks were taken off per call, half
 # the overhead the summary line said was subtracted (review helper 59).
 # The child's file now holds a copy of the calibration calls it inherited,
-# so every file of the tree has the same overhead.  A grandchild too.
+# so every file of the tree has the same overhead.  A grandchild too.  And
+# of the nested calibration: what a wrapped call adds to the call around
+# it (no page fault; more TSC ticks than a bracket).
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -88,6 +90,17 @@ for f in out/f.*; do
 		fail "$f: tsc overhead $over, another file of the tree has $want"
 	fi
 	! incomplete_said one || { show "$T/one.rerr"; fail "$f is incomplete"; }
+	# The nested calibration (a wrapped call inside another), copied
+	# too: page faults 0 exactly (the wrapper touches no fresh page),
+	# tsc more than a bracket (the inner call's two group reads).
+	"$CS_CMD" report --format json "$f" >one.json 2>&1 || { show one.json; fail "$f: report --format json"; }
+	python3 - one.json "$over" <<'PY' || fail "$f: nested overhead"
+import json, sys
+ev = {e["name"]: e for e in json.load(open(sys.argv[1]))["events"]}
+pf, tsc = ev["perf::PAGE-FAULTS"]["nested_overhead"], ev["tsc"]["nested_overhead"]
+if pf != 0 or tsc is None or tsc <= int(sys.argv[2]):
+    sys.exit("nested_overhead: page faults %r (want 0), tsc %r (want more than %s)" % (pf, tsc, sys.argv[2]))
+PY
 done
 report_files all out/f.* -- --subtract-overhead --by function
 want_count all "function=t_call,event=tsc" calls 600
