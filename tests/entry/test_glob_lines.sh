@@ -78,14 +78,21 @@ lines()
 	grep -c -- "$2" "$T/$1.err" || true
 }
 
+# want_lines NAME REGEX N WHAT: N of run NAME's stderr lines match REGEX.
+want_lines()
+{
+	local n
+
+	n=$(lines "$1" "$2")
+	[ "$n" = "$3" ] || { show "$T/$1.err"; fail "$1: $n lines $4, want $3"; }
+}
+
 # A glob: one line for both refused entries, no line per function.
 hook_run glob both tsc 'victim_*' "$T/main"
 [ "$status" -eq 0 ] || { show "$T/glob.err"; fail "glob: exit status $status"; }
 same_output plain glob
-n=$(lines glob "^cacheshim: target 'victim_\*': the entries of 2 functions not patched ('victim_[ab]': a direct branch elsewhere in the module lands inside the patched bytes; \.\.\.); their GOT slots are used instead; cacheshim report --targets shows each one's reason$")
-[ "$n" = 1 ] || { show "$T/glob.err"; fail "glob: $n summary lines, want 1"; }
-n=$(lines glob "^cacheshim: entry of ")
-[ "$n" = 0 ] || { show "$T/glob.err"; fail "glob: $n per-function lines, want 0"; }
+want_lines glob "^cacheshim: target 'victim_\*': the entries of 2 functions not patched ('victim_[ab]': a direct branch elsewhere in the module lands inside the patched bytes; \.\.\.); their GOT slots are used instead; cacheshim report --targets shows each one's reason$" 1 "summing up"
+want_lines glob "^cacheshim: entry of " 0 "per function"
 # Still refused and caught by their GOT slots, each call counted.
 targets_csv glob
 for fn in victim_a victim_b; do
@@ -100,8 +107,7 @@ echo "victim_*: one line for its 2 refused entries; both still counted (100 call
 hook_run names both tsc 'victim_a,victim_b' "$T/main"
 same_output plain names
 for fn in victim_a victim_b; do
-	n=$(lines names "^cacheshim: entry of '$fn' in .*libvic.so not patched: a direct branch elsewhere in the module lands inside the patched bytes (at +0x[0-9a-f]*); its GOT slots are used instead$")
-	[ "$n" = 1 ] || { show "$T/names.err"; fail "names: $n lines for $fn, want 1"; }
+	want_lines names "^cacheshim: entry of '$fn' in .*libvic.so not patched: a direct branch elsewhere in the module lands inside the patched bytes (at +0x[0-9a-f]*); its GOT slots are used instead$" 1 "for $fn"
 done
 echo "victim_a,victim_b: a line each"
 
@@ -111,10 +117,8 @@ status=0
 	>"$T/run.out" 2>"$T/run.err" || status=$?
 [ "$status" -eq 0 ] || { show "$T/run.err"; fail "run: exit status $status"; }
 same_output plain run
-n=$(lines run "^cacheshim: ")
-[ "$n" = 0 ] || { show "$T/run.err"; fail "run: $n lines from the shim, want 0"; }
-n=$(lines run "^2 targets refused entry patching (cacheshim report --targets shows why)$")
-[ "$n" = 1 ] || { show "$T/run.err"; fail "run: the summary does not count the 2 refused targets"; }
+want_lines run "^cacheshim: " 0 "from the shim"
+want_lines run "^2 targets refused entry patching (cacheshim report --targets shows why)$" 1 "counting the 2 refused targets"
 echo "cacheshim run -t 'victim_*': the summary counts the 2 refused targets, the shim says nothing"
 
 # Functions that are never wrapped: a glob that matches other functions too
@@ -122,16 +126,12 @@ echo "cacheshim run -t 'victim_*': the summary counts the 2 refused targets, the
 # as such gets its line.
 hook_run never both tsc '_setjmp,*setjmp*,victim_*' "$T/main"
 same_output plain never
-n=$(lines never "^cacheshim: '_setjmp' returns twice, looks at its caller or is not entered by a call: never wrapped$")
-[ "$n" = 1 ] || { show "$T/never.err"; fail "never: $n lines for _setjmp, want 1"; }
-n=$(lines never "^cacheshim: target '\*setjmp\*' matched only functions that are never wrapped ('[_a-z]*setjmp[_a-z]*'\(, \.\.\.\)\?: they return twice, look at their caller or are not entered by a call)$")
-[ "$n" = 1 ] || { show "$T/never.err"; fail "never: $n lines for *setjmp*, want 1"; }
-n=$(lines never "never wrapped")
-[ "$n" = 2 ] || { show "$T/never.err"; fail "never: $n lines about never-wrapped functions, want 2"; }
+want_lines never "^cacheshim: '_setjmp' returns twice, looks at its caller or is not entered by a call: never wrapped$" 1 "for _setjmp"
+want_lines never "^cacheshim: target '\*setjmp\*' matched only functions that are never wrapped ('[_a-z]*setjmp[_a-z]*'\(, \.\.\.\)\?: they return twice, look at their caller or are not entered by a call)$" 1 "for *setjmp*"
+want_lines never "never wrapped" 2 "about never-wrapped functions"
 hook_run never2 both tsc '*jmp*,victim_*' "$T/main"
 same_output plain never2
-n=$(lines never2 "never wrapped")
-[ "$n" = 0 ] || { show "$T/never2.err"; fail "never2: $n lines about never-wrapped functions, want 0"; }
+want_lines never2 "never wrapped" 0 "about never-wrapped functions"
 targets_csv never2
 for fn in setjmp _setjmp __sigsetjmp; do
 	[ "$(target_how never2 $fn)" = absent ] || { show "$T/never2.tgt"; fail "never2: $fn is a target"; }

@@ -130,3 +130,17 @@ csv_pick()
 		line = line (j > 1 ? "," : "") (c[j] in idx ? $(idx[c[j]]) : "?" c[j])
 	  print line }' "$T/out" >"$T/picked" && mv "$T/picked" "$T/out"
 }
+
+# schema_python: the python3 that has the jsonschema module (scripts/setup
+# installs python3-jsonschema), or nothing.
+schema_python()
+{
+	local p
+
+	for p in python3 /usr/bin/python3; do
+		if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import jsonschema' 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}

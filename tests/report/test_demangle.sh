@@ -101,13 +101,7 @@ has $LINENO "$T/json" '"target":"_ZN2ns4workEi","target_demangled":"ns::work(int
 lacks $LINENO "$T/json" "\"function\":\"${LONG:0:127}\",\"function_demangled\""
 run_cmd "$CS_CMD" report --format json --no-demangle "$T/cxx.csr"
 lacks $LINENO "$T/out" "_demangled"
-PY=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
+PY=$(schema_python)
 if [ -n "$PY" ]; then
 	"$PY" - "$CS_SRCDIR/docs/report.schema.json" "$T/json" <<'END' || fail $LINENO "JSON schema"
 import json, sys

@@ -9,13 +9,7 @@
 set -u
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/report/report-test.sh"
 
-PY=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
+PY=$(schema_python)
 if [ -z "$PY" ]; then
 	echo "SKIP: no python3 with the jsonschema module (apt-get install python3-jsonschema)"
 	exit 77

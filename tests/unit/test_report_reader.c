@@ -1103,6 +1103,23 @@ _Static_assert(offsetof(struct cs_refusal_block, target) == 8, "refusal target")
 _Static_assert(offsetof(struct cs_refusal_block, offset) == 16, "refusal offset");
 _Static_assert(offsetof(struct cs_refusal_block, why) == 24, "refusal why");
 
+/* Seals fixture x, parses it and checks its damage: the text damage (of
+ * the case at line) among it, or none when damage is "". */
+static struct cs_file *parse_sealed(struct fx *x, int line, const char *damage)
+{
+	struct cs_file *f = NULL;
+	char err[512];
+
+	fx_header(x)->capacity = x->len;
+	fx_header(x)->used = x->len | CS_USED_SEALED;
+	CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "r", &f, err, sizeof(err)) == 0);
+	if (!strstr(f->damage, damage) || (!damage[0] && f->damage[0]))
+		fprintf(stderr, "case at line %d: damage '%s'\n", line, f->damage);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->damage, damage));
+	CU_ASSERT(damage[0] || !f->damage[0]);
+	return f;
+}
+
 /* Refusal blocks: kept (several per target, in file order, sorted by
  * target), or dropped as damage when too small, too big, without the
  * reason's NUL, or of a target that does not exist. */
@@ -1121,7 +1138,6 @@ static void test_refusals(void)
 	};
 	struct cs_refusal_block *rb;
 	struct cs_file *f;
-	char err[512];
 	size_t i, off;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1142,13 +1158,7 @@ static void test_refusals(void)
 				memset(rb->why, 'y', sizeof(rb->why));
 		}
 		fx_refusal(x, 1, 0x10, "third");
-		fx_header(x)->capacity = x->len;
-		fx_header(x)->used = x->len | CS_USED_SEALED;
-		CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "r", &f, err, sizeof(err)) == 0);
-		if (!strstr(f->damage, cases[i].damage) || (!cases[i].damage[0] && f->damage[0]))
-			fprintf(stderr, "case at line %d: damage '%s'\n", cases[i].line, f->damage);
-		CU_ASSERT_PTR_NOT_NULL(strstr(f->damage, cases[i].damage));
-		CU_ASSERT(cases[i].damage[0] || !f->damage[0]);
+		f = parse_sealed(x, cases[i].line, cases[i].damage);
 		/* Sorted by target, then in file order: 1 second, 1 third, 2. */
 		if (cases[i].how == 0) {
 			CU_ASSERT_FATAL(f->nrefusals == 3);
@@ -1188,7 +1198,6 @@ static void test_notes(void)
 	struct cs_note_block *nb;
 	struct cs_report *r;
 	struct cs_file *f, *g;
-	char err[512];
 	size_t i, n, off;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1206,13 +1215,7 @@ static void test_notes(void)
 		}
 		fx_note(x, "second");
 		fx_note(x, "first"); /* said again by a forked child's generation */
-		fx_header(x)->capacity = x->len;
-		fx_header(x)->used = x->len | CS_USED_SEALED;
-		CU_ASSERT_FATAL(cs_reader_parse(x->buf, x->len, "r", &f, err, sizeof(err)) == 0);
-		if (!strstr(f->damage, cases[i].damage) || (!cases[i].damage[0] && f->damage[0]))
-			fprintf(stderr, "case at line %d: damage '%s'\n", cases[i].line, f->damage);
-		CU_ASSERT_PTR_NOT_NULL(strstr(f->damage, cases[i].damage));
-		CU_ASSERT(cases[i].damage[0] || !f->damage[0]);
+		f = parse_sealed(x, cases[i].line, cases[i].damage);
 		CU_ASSERT_FATAL(f->nnotes == (cases[i].how ? 2u : 3u));
 		CU_ASSERT_STRING_EQUAL(f->notes[f->nnotes - 2]->text, "second");
 		if (cases[i].how == 0) {
@@ -1220,10 +1223,7 @@ static void test_notes(void)
 			struct fx *y = sample();
 
 			fx_note(y, "first");
-			fx_header(y)->capacity = y->len;
-			fx_header(y)->used = y->len | CS_USED_SEALED;
-			CU_ASSERT_FATAL(cs_reader_parse(y->buf, y->len, "s", &g, err, sizeof(err)) ==
-					0);
+			g = parse_sealed(y, __LINE__, "");
 			r = cs_merge_new(CS_BY_CALLSITE);
 			CU_ASSERT_FATAL(r != NULL);
 			CU_ASSERT_EQUAL(cs_merge_add(r, f), 0);
