@@ -623,31 +623,32 @@ struct overhead {
 };
 
 /* The median per event of the calibration sites of f whose target's how
- * has the bits want under mask, into out (0 for an event without them).
- * Returns 1 if there were such sites, 0 if none, or -ENOMEM. */
+ * has the bits want under mask, into out (0 for an event without them),
+ * and whether there were such sites for the event, into found.  Returns 0
+ * or -ENOMEM. */
 static int calib_median(const struct cs_file *f, struct cs_agg *a, uint32_t mask, uint32_t want,
-			uint64_t *out)
+			uint64_t *out, unsigned char *found)
 {
 	unsigned e;
 	size_t i;
-	int found = 0;
 
 	for (e = 0; e < f->hdr->nevents; e++) {
 		cs_stats_fini(a);
+		found[e] = 0;
 		for (i = 0; i < f->nsites; i++) {
 			const struct cs_site_block *s = f->sites[i];
 
 			if ((cs_reader_target(f, s->target)->how & mask) == want &&
 			    cs_reader_event_usable(f, s, e)) {
 				cs_stats_add(a, &s->stat[e]);
-				found = 1;
+				found[e] = 1;
 			}
 		}
 		out[e] = cs_stats_percentile(a, 0.5);
 		if (a->nomem)
 			return -ENOMEM;
 	}
-	return found;
+	return 0;
 }
 
 /* The overheads of f: every call's, the calibration median; a nested
@@ -658,22 +659,26 @@ static int file_overhead(const struct cs_file *f, struct overhead *ov)
 	const uint32_t both = CS_HOOK_CALIBRATION | CS_HOOK_CALIBRATION_NESTED;
 	struct cs_agg *a = cs_stats_new();
 	uint64_t whole[CS_MAX_EVENTS];
+	unsigned char found[CS_MAX_EVENTS], nested[CS_MAX_EVENTS];
 	unsigned e;
-	int found;
+	int ret;
 
 	if (!a)
 		return -ENOMEM;
-	found = calib_median(f, a, both, CS_HOOK_CALIBRATION, ov->call);
-	if (found >= 0)
-		found = calib_median(f, a, both, both, whole);
+	ret = calib_median(f, a, both, CS_HOOK_CALIBRATION, ov->call, found);
+	if (!ret)
+		ret = calib_median(f, a, both, both, whole, nested);
 	cs_stats_free(a);
-	if (found < 0)
-		return -ENOMEM;
+	if (ret)
+		return ret;
+	/* Per event: one whose nested calibration is not usable (its calls
+	 * dropped) keeps one bracket per nested call, not none. */
 	for (e = 0; e < f->hdr->nevents; e++) {
 		uint64_t in = whole[e] > ov->call[e] ? whole[e] - ov->call[e] : 0;
+		int have = nested[e] && found[e];
 
-		ov->nested[0][e] = found ? in : ov->call[e];
-		ov->nested[1][e] = found ? (in > ov->call[e] ? in - ov->call[e] : 0) : ov->call[e];
+		ov->nested[0][e] = have ? in : ov->call[e];
+		ov->nested[1][e] = have ? (in > ov->call[e] ? in - ov->call[e] : 0) : ov->call[e];
 	}
 	return 0;
 }

@@ -125,18 +125,24 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 		fprintf(out, " (median per call around an empty function%s)\n",
 			r->subtract_overhead ? ", subtracted below" : "");
 	/* What a wrapped call costs the call around it: more than that
-	 * (its hooks and counter reads are outside its own bracket). */
+	 * (its hooks and counter reads are outside its own bracket).  With
+	 * --self, what is left of it in the exclusive values: beyond its own
+	 * bracket, which went out with the nested call's value. */
 	for (i = 0, shown = 0; i < r->nevents; i++) {
-		uint64_t v;
+		const struct cs_agg *c = cs_merge_calibration(r, i);
+		uint64_t v, one = c ? cs_stats_percentile(c, 0.5) : 0;
 
 		if (cs_merge_not_counted(r, i) || !cs_merge_nested_overhead(r, i, &v))
 			continue;
+		if (r->self)
+			v = v > one ? v - one : 0;
 		fprintf(out, "%s%s %s", shown++ ? ", " : "nested:   ",
 			cs_util_escape_ctl(r->events[i].name, name, sizeof(name)),
 			cs_util_human((long double)v, b1, sizeof(b1)));
 	}
 	if (shown)
-		fprintf(out, " (what a wrapped call adds to the call around it%s)\n",
+		fprintf(out, " (what a wrapped call adds to the call around it%s%s)\n",
+			r->self ? " beyond its own value" : "",
 			r->subtract_overhead ? ", subtracted below per nested call" : "");
 	/* Nested calls' new sites and blocks were made inside the calls
 	 * around them: said, since those calls' tsc is lower by it. */

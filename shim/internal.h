@@ -33,13 +33,14 @@ void cs_log_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line about what the report file lacks and why, said once per process
  * (a forked child, whose file is a new one, says it again): kept in the
  * file as well (cs_log_note). */
-#define CS_LOG_ONCE(...)                                              \
-	do {                                                          \
-		static uint64_t cs_said_; /* 1 + generation said in */ \
-		if (cs_said_ != cs_g.generation + 1) {                \
-			cs_said_ = cs_g.generation + 1;               \
-			cs_log_note(__VA_ARGS__);                     \
-		}                                                     \
+#define CS_LOG_ONCE(...)                                                                 \
+	do {                                                                             \
+		static uint64_t cs_said_; /* 1 + generation said in */                    \
+		uint64_t cs_now_ = cs_g.generation + 1;                                  \
+		/* Exchanged: two threads reaching the limit at once say it once. */     \
+		if (__atomic_load_n(&cs_said_, __ATOMIC_RELAXED) != cs_now_ &&           \
+		    __atomic_exchange_n(&cs_said_, cs_now_, __ATOMIC_RELAXED) != cs_now_) \
+			cs_log_note(__VA_ARGS__);                                        \
 	} while (0)
 
 /* ---- settings.c: CACHESHIM_* read once ---- */

@@ -92,6 +92,15 @@ expect_line $LINENO "$T/out" 'outer,prog+0x100,prog,tsc,5,2040,408,364.768,66,37
 run_cmd "$CS_CMD" report -s "$T/nestcal.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'overhead: tsc 10, perf::PAGE-FAULTS 0 (median per call around an empty function, subtracted below)'
+expect_line $LINENO "$T/out" 'nested:   tsc 50, perf::PAGE-FAULTS 0 (what a wrapped call adds to the call around it, subtracted below per nested call)'
+# With --self the line says what is taken off there: 40.
+run_cmd "$CS_CMD" report -s --self "$T/nestcal.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'nested:   tsc 40, perf::PAGE-FAULTS 0 (what a wrapped call adds to the call around it beyond its own value, subtracted below per nested call)'
+# Files of writers before the nested calibration: no such line.
+run_cmd "$CS_CMD" report -s "$T/nested.rpt"
+expect_status $LINENO 0
+! grep -q '^nested:' "$T/out" || fail $LINENO "a nested: line for a file without the nested calibration"
 
 # --by function merges call sites; the views follow.
 run_cmd "$CS_CMD" report -f csv --by function --nested "$T/nested.rpt"
