@@ -14,7 +14,7 @@ static const struct command {
 	const char *what;
 } commands[] = {
 	{"run", cs_cmd_run, "run a program under the shim, print a summary"},
-	{"report", cs_cmd_report, "print report files as tables or CSV"},
+	{"report", cs_cmd_report, "print report files as tables, CSV, JSON or HTML"},
 	{"list", cs_cmd_list, "list the events libpfm4 can encode here"},
 	{"calibrate", cs_cmd_calibrate, "check what each event counts on this CPU"},
 };
