@@ -367,7 +367,9 @@ static void refuse(const struct module_pass *mp, int idx, const char *why, uint6
 		snprintf(b->why, sizeof(b->why), "%s", why);
 		cs_output_publish(b, CS_BLOCK_REFUSAL);
 	}
-	pat = match_name(t->name); /* the pattern that took it */
+	/* The pattern that took it: t->name may be cut, and a glob matching
+	 * past the cut (*IiSaIiEEE4work*) would not match it again. */
+	pat = t->entry_pattern ? t->entry_pattern - 1 : match_name(t->name);
 	if (pat >= 0 && cs_settings_is_glob(&cs_g.settings.targets[pat])) {
 		/* Said for the pattern at the end of the pass (say_refused):
 		 * python3 under '*' said ~4,300 of these lines. */
@@ -478,6 +480,7 @@ static void patch_candidates(struct module_pass *mp)
 				    c->hidden ? CS_HOOK_HIDDEN : 0);
 		if (idx < 0)
 			continue;
+		cs_g.targets[idx].entry_pattern = c->pattern + 1;
 		cs_settings_matched(&cs_g.settings, c->pattern, c->name);
 		/* A pass after a deferral tries only the deferred ones again. */
 		if (cs_g.targets[idx].entry_done)

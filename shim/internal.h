@@ -463,6 +463,8 @@ struct cs_target {
 	int entry_done; /* entry patched or refused: not tried again */
 	int entry_deferred; /* its deferral was recorded already */
 	const char *refused_why; /* the reason its entry was last refused for */
+	int entry_pattern; /* 1 + the pattern its entry candidate matched, 0: none
+			    * (its name may be cut: CS_TARGET_NAME_MAX) */
 	void *stub; /* entry stub that pushes the index */
 	struct cs_target_block *block; /* in the report file */
 	int next_same; /* the next older target at addr (cs_target_at), or -1 */

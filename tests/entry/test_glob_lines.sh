@@ -48,8 +48,27 @@ intruder:
 	jz .La
 	jmp .Lb
 	.size intruder, .-intruder
+	.globl LONGNAME, intruder2
+	.type LONGNAME,@function
+	.p2align 4
+LONGNAME:
+	movl %edi, %eax
+.Lc:
+	addl $9, %eax
+	nopl 0(%rax,%rax,1)
+	ret
+	.size LONGNAME, .-LONGNAME
+	.type intruder2,@function
+	.p2align 4
+intruder2:
+	jmp .Lc
+	.size intruder2, .-intruder2
 	.section .note.GNU-stack,"",@progbits
 S
+# A function whose name is longer than the 127 bytes a report file keeps
+# of it, its entry refused too.
+long=long_$(printf '%*s' 130 '' | tr ' ' x)_end
+sed -i "s/LONGNAME/$long/g" "$T/vic.S"
 cat >"$T/main.c" <<'C'
 #include <setjmp.h>
 #include <stdio.h>
@@ -102,6 +121,15 @@ for fn in victim_a victim_b; do
 done
 [ "$(target_how glob victim_ok)" = entry ] || { show "$T/glob.tgt"; fail "glob: victim_ok not patched at its entry"; }
 echo "victim_*: one line for its 2 refused entries; both still counted (100 calls each)"
+
+# A glob that matches the long name past the 127 bytes kept of it: its
+# refusal is the glob's too (it was said on a line of its own: the
+# pattern was found again from the cut name, which '*_end' does not match).
+hook_run long both tsc '*_end' "$T/main"
+same_output plain long
+want_lines long "^cacheshim: target '\*_end': the entries of 1 function not patched ('long_x*': a direct branch elsewhere in the module lands inside the patched bytes); their GOT slots are used instead; cacheshim report --targets shows each one's reason$" 1 "summing up"
+want_lines long "^cacheshim: entry of " 0 "per function"
+echo "*_end: the refusal of a function whose name is cut in the file is the glob's line"
 
 # Names given as such: a line each, as before.
 hook_run names both tsc 'victim_a,victim_b' "$T/main"
