@@ -250,14 +250,20 @@ static void test_unmatched(void)
 
 	CU_ASSERT_EQUAL(parse(&s, none), 0);
 	CU_ASSERT_TRUE(s.say_unmatched);
+	CU_ASSERT_FALSE(s.launcher);
 	CU_ASSERT_EQUAL(parse(&s, zero), 0);
 	CU_ASSERT_FALSE(s.say_unmatched);
+	CU_ASSERT_FALSE(s.launcher);
 	CU_ASSERT_EQUAL(parse(&s, one), 0);
 	CU_ASSERT_TRUE(s.say_unmatched);
+	CU_ASSERT_FALSE(s.launcher);
+	/* cacheshim run's: it also says the notes and a glob's refusals. */
 	CU_ASSERT_EQUAL(parse(&s, run), 0);
 	CU_ASSERT_FALSE(s.say_unmatched);
+	CU_ASSERT_TRUE(s.launcher);
 	CU_ASSERT_EQUAL(parse(&s, bad), -EINVAL);
 	CU_ASSERT_TRUE(s.say_unmatched);
+	CU_ASSERT_FALSE(s.launcher);
 }
 
 static void test_series(void)
