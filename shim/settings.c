@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* CACHESHIM_* environment variables, parsed once into struct cs_settings. */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -17,6 +18,10 @@
 _Static_assert((uint64_t)CS_MAX_CAPACITY_MB << 20 <= (uint64_t)CS_SITE_ALIGN << 32,
 	       "site offsets fit a slot");
 #define CS_MAX_WINDOW 4096u
+/* parse_target zeroes a pattern from literal on; glob gets its string. */
+_Static_assert(offsetof(struct cs_target_pattern, literal) ==
+		       sizeof(((struct cs_target_pattern *)0)->glob),
+	       "glob is a pattern's only member before literal");
 
 /* Copies the trimmed token [b, e) into out (size outlen).  Returns its
  * length, or -1 if it does not fit. */
@@ -76,6 +81,7 @@ static int parse_target(struct cs_settings *s, const char *tok)
 		       CS_MAX_TARGET_PATTERNS, tok);
 		return -E2BIG;
 	}
+	memset(&p->literal, 0, sizeof(*p) - offsetof(struct cs_target_pattern, literal));
 	memcpy(p->glob, tok, namelen);
 	p->glob[namelen] = '\0';
 	p->literal = (unsigned)strcspn(p->glob, "*?[\\");
@@ -167,7 +173,7 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 	unsigned long n;
 	int err = 0;
 
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, offsetof(struct cs_settings, targets));
 	s->window = CS_DEFAULT_WINDOW;
 	s->capacity = (uint64_t)CS_DEFAULT_CAPACITY_MB << 20;
 

@@ -41,9 +41,18 @@ static void learn_stack(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* The main thread asks glibc only when the cheap way cannot tell
+ * (mainstack.c). */
 void cs_thread_stack_main(void)
 {
-	learn_stack();
+	uint64_t lo, hi;
+
+	if (cs_main_stack(&lo, &hi)) {
+		cs_tls_stack_lo = lo;
+		cs_tls_stack_hi = hi;
+	} else {
+		learn_stack();
+	}
 }
 
 struct start {

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* cs_main_stack (shim/mainstack.c) against glibc's pthread_getattr_np,
+ * which reads /proc/self/maps: the same bounds, under several stack
+ * limits, and no answer where it cannot tell (no limit). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include <CUnit/Basic.h>
+
+#include "shim/internal.h"
+
+/* glibc's bounds of the calling (main) thread's stack. */
+static int glibc_stack(uint64_t *lo, uint64_t *hi)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	int ok;
+
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return 0;
+	ok = !pthread_attr_getstack(&attr, &addr, &size);
+	pthread_attr_destroy(&attr);
+	*lo = (uint64_t)(uintptr_t)addr;
+	*hi = *lo + size;
+	return ok;
+}
+
+/* Under soft limit cur (if the hard limit allows it): both agree. */
+static void same_as_glibc(rlim_t cur)
+{
+	struct rlimit old, rl;
+	uint64_t lo = 0, hi = 0, glo = 0, ghi = 0;
+
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_STACK, &old) == 0);
+	rl = old;
+	rl.rlim_cur = cur;
+	if (cur != old.rlim_cur && (old.rlim_max != RLIM_INFINITY && cur > old.rlim_max))
+		return;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &rl) == 0);
+	CU_ASSERT_EQUAL(cs_main_stack(&lo, &hi), 1);
+	CU_ASSERT_EQUAL(glibc_stack(&glo, &ghi), 1);
+	if (lo != glo || hi != ghi)
+		fprintf(stderr, "limit %llu: [%#llx, %#llx) against glibc's [%#llx, %#llx)\n",
+			(unsigned long long)cur, (unsigned long long)lo,
+			(unsigned long long)hi, (unsigned long long)glo,
+			(unsigned long long)ghi);
+	CU_ASSERT_EQUAL(lo, glo);
+	CU_ASSERT_EQUAL(hi, ghi);
+	/* This frame is inside. */
+	CU_ASSERT((uint64_t)(uintptr_t)&rl > lo && (uint64_t)(uintptr_t)&rl < hi);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &old) == 0);
+}
+
+static void test_limits(void)
+{
+	same_as_glibc(8u << 20);
+	same_as_glibc(4u << 20);
+	same_as_glibc(64u << 20);
+	same_as_glibc((1u << 20) + 12345); /* not a page multiple */
+}
+
+/* No limit: glibc's size is then the gap down to the mapping below, which
+ * only the maps tell: no answer (the shim asks glibc). */
+static void test_unlimited(void)
+{
+	struct rlimit old, rl;
+	uint64_t lo = 1, hi = 2;
+
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_STACK, &old) == 0);
+	if (old.rlim_max != RLIM_INFINITY)
+		return;
+	rl = old;
+	rl.rlim_cur = RLIM_INFINITY;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &rl) == 0);
+	CU_ASSERT_EQUAL(cs_main_stack(&lo, &hi), 0);
+	CU_ASSERT_EQUAL(lo, 1);
+	CU_ASSERT_EQUAL(hi, 2);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &old) == 0);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	int failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	s = CU_add_suite("main thread's stack", NULL, NULL);
+	if (!s || !CU_add_test(s, "same bounds as glibc", test_limits) ||
+	    !CU_add_test(s, "no answer without a limit", test_unlimited)) {
+		CU_cleanup_registry();
+		return 99;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = (int)CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
