@@ -10,10 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
-#include <libelf.h>
-
+#include "report/dwload.h"
 #include "report/internal.h"
 
 /*
@@ -137,17 +134,16 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const char *urls = getenv("DEBUGINFOD_URLS");
 
 	if ((urls && *urls) || debuglink_candidate(file_name, debuglink_file))
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+		return cs_dw.dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,
 						    debuginfo_file_name);
-	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+	return cs_dw.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+/* Its libdw functions are set once libdw is loaded (report_file). */
+static Dwfl_Callbacks callbacks = {
 	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -213,16 +209,18 @@ static Dwfl_Module *report_file(const char *file, Dwfl **dw)
 	*dw = NULL;
 	/* Only regular files: a FIFO or a device named in a damaged report
 	 * file must not block or be read. */
-	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || cs_dw_load() != 0)
 		return NULL;
-	*dw = dwfl_begin(&callbacks);
+	callbacks.find_elf = cs_dw.dwfl_build_id_find_elf;
+	callbacks.section_address = cs_dw.dwfl_offline_section_address;
+	*dw = cs_dw.dwfl_begin(&callbacks);
 	if (!*dw)
 		return NULL;
-	dwfl_report_begin(*dw);
-	mod = dwfl_report_elf(*dw, cs_util_basename(file), file, -1, 0, true);
-	dwfl_report_end(*dw, NULL, NULL);
+	cs_dw.dwfl_report_begin(*dw);
+	mod = cs_dw.dwfl_report_elf(*dw, cs_util_basename(file), file, -1, 0, true);
+	cs_dw.dwfl_report_end(*dw, NULL, NULL);
 	if (!mod) {
-		dwfl_end(*dw);
+		cs_dw.dwfl_end(*dw);
 		*dw = NULL;
 	}
 	return mod;
@@ -238,7 +236,7 @@ static int build_id_matches(Dwfl_Module *mod, const uint8_t *bid, uint32_t len)
 
 	if (len == 0)
 		return 1;
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	n = cs_dw.dwfl_module_build_id(mod, &bits, &vaddr);
 	return n == (int)len && bits && memcmp(bits, bid, len) == 0;
 }
 
@@ -256,17 +254,17 @@ static int file_build_id(const char *path, char *hexid)
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
-	    memcmp(magic, "\177ELF", 4) != 0) {
+	    memcmp(magic, "\177ELF", 4) != 0 || cs_dw_load() != 0) {
 		close(fd);
 		return 0;
 	}
-	elf_version(EV_CURRENT); /* libelf refuses to work before this */
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	cs_dw.elf_version(EV_CURRENT); /* libelf refuses to work before this */
+	elf = cs_dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		n = (int)dwelf_elf_gnu_build_id(elf, &bits);
+		n = (int)cs_dw.dwelf_elf_gnu_build_id(elf, &bits);
 		if (n > 0 && n <= 32)
 			hex(bits, (uint32_t)n, hexid);
-		elf_end(elf);
+		cs_dw.elf_end(elf);
 	}
 	close(fd);
 	return n > 0 && n <= 32;
@@ -308,7 +306,7 @@ static int try_file(struct modcache *c, const char *file, const uint8_t *bid, ui
 	if (c->mod && build_id_matches(c->mod, bid, len))
 		return 1;
 	if (c->dwfl)
-		dwfl_end(c->dwfl);
+		cs_dw.dwfl_end(c->dwfl);
 	c->dwfl = NULL;
 	c->mod = NULL;
 	return 0;
@@ -357,7 +355,7 @@ static void open_module(struct cs_symbols *s, struct modcache *c, const char *pa
 	if (c->mod && build_id_matches(c->mod, bid, len))
 		return;
 	if (c->dwfl)
-		dwfl_end(c->dwfl);
+		cs_dw.dwfl_end(c->dwfl);
 	c->dwfl = NULL;
 	c->mod = NULL;
 	/* The file is gone or was rebuilt since the run: the debug file of
@@ -377,7 +375,7 @@ static void open_module(struct cs_symbols *s, struct modcache *c, const char *pa
 	c->mod = report_file(dbg, &c->dwfl);
 	free(dbg);
 	if (c->mod && !build_id_matches(c->mod, bid, len)) {
-		dwfl_end(c->dwfl);
+		cs_dw.dwfl_end(c->dwfl);
 		c->dwfl = NULL;
 		c->mod = NULL;
 	}
@@ -432,7 +430,7 @@ int cs_symbols_callsite(struct cs_symbols *s, const char *path, const uint8_t *b
 		 * last instruction (noreturn callee).  Look up the byte
 		 * before it, which belongs to the call instruction. */
 		addr = offset ? offset - 1 : 0;
-		name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+		name = cs_dw.dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
 	}
 	if (name && name[0]) {
 		/* .dynsym names carry their version ("fnmatch@@GLIBC_2.2.5"):
@@ -460,9 +458,9 @@ char *cs_symbols_name_at(struct cs_symbols *s, const char *path, const uint8_t *
 	/* Each symbol, not dwfl_module_addrinfo: a function may have
 	 * several names (aliases, a C++ class's D1 and D2 destructors), and
 	 * only the one the prefix starts is the target's. */
-	n = dwfl_module_getsymtab(c->mod);
+	n = cs_dw.dwfl_module_getsymtab(c->mod);
 	for (i = 1; i < n; i++) {
-		name = dwfl_module_getsym_info(c->mod, i, &sym, &addr, NULL, NULL, NULL);
+		name = cs_dw.dwfl_module_getsym_info(c->mod, i, &sym, &addr, NULL, NULL, NULL);
 		if (name && addr == offset && GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
 		    !strncmp(name, prefix, plen))
 			return strndup(name, plen + strcspn(name + plen, "@"));
@@ -484,10 +482,10 @@ int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *bui
 		return 0;
 	/* The byte before the return address is in the call instruction,
 	 * whose line is the line of the call. */
-	line = dwfl_module_getsrc(c->mod, offset ? offset - 1 : 0);
+	line = cs_dw.dwfl_module_getsrc(c->mod, offset ? offset - 1 : 0);
 	if (!line)
 		return 0;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	file = cs_dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file || !file[0] || lineno <= 0)
 		return 0;
 	if (!full) {
@@ -498,7 +496,7 @@ int cs_symbols_source(struct cs_symbols *s, const char *path, const uint8_t *bui
 	 * the path the source had when it was built. */
 	while (file[0] == '.' && file[1] == '/')
 		file += 2;
-	comp = file[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
+	comp = file[0] != '/' ? cs_dw.dwfl_line_comp_dir(line) : NULL;
 	if (comp && comp[0])
 		snprintf(buf, len, "%s%s%s:%d", comp, comp[strlen(comp) - 1] == '/' ? "" : "/",
 			 file, lineno);
@@ -536,7 +534,7 @@ void cs_symbols_free(struct cs_symbols *s)
 	{
 		HASH_DEL(s->cache, c);
 		if (c->dwfl)
-			dwfl_end(c->dwfl);
+			cs_dw.dwfl_end(c->dwfl);
 		free(c->key);
 		free(c);
 	}
