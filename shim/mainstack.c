@@ -20,9 +20,11 @@
  * top in the stack mapping (argv, the environment, auxv and strings).  The
  * mapping's end is found without the maps: the kernel puts the program's
  * file name (AT_EXECFN) at its very end.  Checked rather than trusted
- * (another loader may put the name elsewhere): the name lies above
- * __libc_stack_end, every page from there to the name is mapped, and the
- * limit is finite and larger than that; else glibc is asked.  glibc also
+ * (another loader may put the name elsewhere: ld.so run as a program
+ * points it at argv[0]): the name ends exactly 8 bytes below a page
+ * boundary, above __libc_stack_end, every page from there to it is
+ * mapped, and the limit is finite and larger than that; else glibc is
+ * asked.  glibc also
  * cuts the size at the end of the mapping below the stack; with a finite
  * limit the kernel keeps mappings below start - limit, so that is left
  * out. */
@@ -40,7 +42,12 @@ int cs_main_stack(uint64_t *lo, uint64_t *hi)
 
 	if (!fn || !start || (uint64_t)(uintptr_t)fn <= start)
 		return 0;
-	top = ((uint64_t)(uintptr_t)fn + strlen(fn) + 1 + 4095) & ~4095ull;
+	/* The kernel copies the name, NUL included, to end 8 bytes below the
+	 * end of the mapping; anything else (ld.so run as a program points
+	 * AT_EXECFN at argv[0]) is not the top. */
+	top = (uint64_t)(uintptr_t)fn + strlen(fn) + 1 + 8;
+	if (top & 4095)
+		return 0;
 	from = start & ~4095ull;
 	if (top - from > CS_MAIN_ARGS_PAGES * 4096ull ||
 	    cs_syscall6(SYS_mincore, (long)from, (long)(top - from), (long)vec, 0, 0, 0) != 0)

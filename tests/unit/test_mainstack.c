@@ -6,6 +6,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include <CUnit/Basic.h>
@@ -29,11 +32,17 @@ static int glibc_stack(uint64_t *lo, uint64_t *hi)
 	return ok;
 }
 
+/* Started by ld.so as a program (main's re-exec below): AT_EXECFN is
+ * argv[0] then, not the top of the stack; no answer is right, a wrong one
+ * is not. */
+static int via_ldso;
+
 /* Under soft limit cur (if the hard limit allows it): both agree. */
 static void same_as_glibc(rlim_t cur)
 {
 	struct rlimit old, rl;
 	uint64_t lo = 0, hi = 0, glo = 0, ghi = 0;
+	int answered;
 
 	CU_ASSERT_FATAL(getrlimit(RLIMIT_STACK, &old) == 0);
 	rl = old;
@@ -41,8 +50,13 @@ static void same_as_glibc(rlim_t cur)
 	if (cur != old.rlim_cur && (old.rlim_max != RLIM_INFINITY && cur > old.rlim_max))
 		return;
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &rl) == 0);
-	CU_ASSERT_EQUAL(cs_main_stack(&lo, &hi), 1);
+	answered = cs_main_stack(&lo, &hi);
 	CU_ASSERT_EQUAL(glibc_stack(&glo, &ghi), 1);
+	if (via_ldso && !answered) {
+		CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &old) == 0);
+		return;
+	}
+	CU_ASSERT_EQUAL(answered, 1);
 	if (lo != glo || hi != ghi)
 		fprintf(stderr, "limit %llu: [%#llx, %#llx) against glibc's [%#llx, %#llx)\n",
 			(unsigned long long)cur, (unsigned long long)lo,
@@ -82,16 +96,49 @@ static void test_unlimited(void)
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &old) == 0);
 }
 
-int main(void)
+/* This program again, started by ld.so as a program: 0 if it passed. */
+static int run_via_ldso(const char *self)
+{
+	static const char *const ldso[] = {"/lib64/ld-linux-x86-64.so.2",
+					   "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"};
+	static char pad[3 * 4096];
+	char cmd[8192];
+	unsigned i;
+
+	/* Pages of environment above argv[0], so that its page is not the
+	 * top one. */
+	memset(pad, 'x', sizeof(pad) - 1);
+	setenv("CS_TEST_PAD", pad, 1);
+	for (i = 0; i < sizeof(ldso) / sizeof(ldso[0]); i++) {
+		if (access(ldso[i], X_OK) != 0)
+			continue;
+		snprintf(cmd, sizeof(cmd), "%s '%s' --via-ldso >/dev/null", ldso[i], self);
+		return system(cmd);
+	}
+	return 0; /* no ld.so where it is looked for: nothing to run */
+}
+
+static const char *self;
+
+static void test_ldso(void)
+{
+	CU_ASSERT_EQUAL(run_via_ldso(self), 0);
+}
+
+int main(int argc, char **argv)
 {
 	CU_pSuite s;
 	int failed;
+
+	via_ldso = argc > 1 && !strcmp(argv[1], "--via-ldso");
+	self = argv[0];
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 99;
 	s = CU_add_suite("main thread's stack", NULL, NULL);
 	if (!s || !CU_add_test(s, "same bounds as glibc", test_limits) ||
-	    !CU_add_test(s, "no answer without a limit", test_unlimited)) {
+	    !CU_add_test(s, "no answer without a limit", test_unlimited) ||
+	    (!via_ldso && !CU_add_test(s, "ld.so as the program", test_ldso))) {
 		CU_cleanup_registry();
 		return 99;
 	}
