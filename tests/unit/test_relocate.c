@@ -401,11 +401,17 @@ static void test_emit_jcc(void)
 	check_emit(__LINE__, &p, thunk, want, n);
 }
 
-/* The emulated call's push of its return address ret (below 2 GB here):
- * push $ret (low half, sign-extended); movl $hi,4(%rsp). */
+/* The emulated call's return address ret: a real call over an int3 (so
+ * the return stack predictor stays in step), the pushed address then
+ * overwritten: movl $lo,(%rsp); movl $hi,4(%rsp). */
 static size_t put_push_ret(uint8_t *b, size_t n, uint64_t ret)
 {
-	n = put8(b, n, 0x68);
+	n = put8(b, n, 0xe8);
+	n = put32(b, n, 1);
+	n = put8(b, n, 0xcc);
+	n = put8(b, n, 0xc7);
+	n = put8(b, n, 0x04);
+	n = put8(b, n, 0x24);
 	n = put32(b, n, ret);
 	n = put8(b, n, 0xc7);
 	n = put8(b, n, 0x44);
@@ -420,7 +426,7 @@ static void test_emit_call(void)
 	uint8_t want[64];
 	size_t n = 0;
 
-	/* push %rbx; push $ret (low half, sign-extended); movl $hi,4(%rsp);
+	/* push %rbx; call 1f; int3; 1: movl $lo,(%rsp); movl $hi,4(%rsp);
 	 * jmp callee; jmp back */
 	CU_ASSERT_EQUAL_FATAL(plan_fake(f_call, sizeof(f_call), FAKE, &p), 0);
 	n = put8(want, n, 0x53);
@@ -429,7 +435,7 @@ static void test_emit_call(void)
 	n = put_jmp(want, n, thunk, FAKE + 6);
 	check_emit(__LINE__, &p, thunk, want, n);
 
-	/* call *%rax last: the same push, then jmp *%rax */
+	/* call *%rax last: the same return address, then jmp *%rax */
 	CU_ASSERT_EQUAL_FATAL(plan_fake(f_icall_last, sizeof(f_icall_last), FAKE, &p), 0);
 	n = 0;
 	n = put8(want, n, 0x53);
@@ -442,7 +448,7 @@ static void test_emit_call(void)
 	n = put_jmp(want, n, thunk, FAKE + 6);
 	check_emit(__LINE__, &p, thunk, want, n);
 
-	/* call *8(%rsp): read after the push, so jmp *16(%rsp) */
+	/* call *8(%rsp): read after the call, so jmp *16(%rsp) */
 	CU_ASSERT_EQUAL_FATAL(plan_fake(f_icall_rsp, sizeof(f_icall_rsp), FAKE, &p), 0);
 	n = 0;
 	n = put8(want, n, 0x53);
