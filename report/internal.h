@@ -435,6 +435,10 @@ struct cs_report {
 	 * (when any) are added.  fnmatch(3) patterns. */
 	char **fn_globs, **mod_globs;
 	size_t nfn_globs, nmod_globs;
+	/* Set before adding files: the files' targets, modules, notes and
+	 * refusals only, no call site's values nor calibration (the
+	 * launcher's end-of-run check, `run -q`). */
+	int targets_only;
 	/* mod_seen[i]: a site's caller module matched mod_globs[i] (any
 	 * target's), so that a glob no module matches can be said. */
 	unsigned char *mod_seen;

@@ -716,7 +716,7 @@ int cs_merge_add(struct cs_report *r, const struct cs_file *f)
 		free(ti);
 		return -ENOMEM;
 	}
-	ret = add_sites(r, f, ti, evmap, &ov);
+	ret = r->targets_only ? 0 : add_sites(r, f, ti, evmap, &ov);
 	free(ti);
 	return ret;
 }
