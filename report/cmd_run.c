@@ -861,6 +861,16 @@ int cs_cmd_run(int argc, char **argv)
 	ssize_t n;
 	pid_t pid;
 
+	/* Every line of ours goes to stderr, which may be a pipe nobody
+	 * reads any more (`cacheshim run prog 2>&1 | head -1`): its SIGPIPE
+	 * ended us with status 141 instead of the program's (the table at
+	 * the end), or of ours (a usage error, "cannot run").  The program
+	 * gets the disposition back. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+
 	/* '+': everything after PROG belongs to PROG. */
 	while ((c = getopt_long(argc, argv, "+e:t:o:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -1020,9 +1030,6 @@ int cs_cmd_run(int argc, char **argv)
 	fflush(stderr);
 	/* Like time(1) and perf stat: ^C and ^\ go to the program (same
 	 * process group), and we live on to report what it did. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	/* SIGCHLD ignored (inherited through exec from a parent that
@@ -1059,6 +1066,7 @@ int cs_cmd_run(int argc, char **argv)
 		return CS_EXIT_FAIL;
 	}
 	if (pid == 0) {
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGCHLD, &old_chld, NULL);
@@ -1096,15 +1104,10 @@ int cs_cmd_run(int argc, char **argv)
 		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
 		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
 	}
-	/* The table goes to stderr, which may be a pipe nobody reads any
-	 * more (`cacheshim run prog 2>&1 | head -1`): its SIGPIPE ended us
-	 * with status 141 instead of the program's. */
-	sigaction(SIGPIPE, &ign, &old_pipe);
 	if (!quiet || unmatched_later)
 		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,
 			  targets ? targets : getenv("CACHESHIM_TARGETS"), top);
 	fflush(stdout);
 	fflush(stderr);
-	sigaction(SIGPIPE, &old_pipe, NULL);
 	return pass_status(status);
 }

@@ -52,3 +52,33 @@ want_count launch "function=rt_leaf,event=tsc" calls $((2 * N))
 broken_run launch3 env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -e tsc -t rt_leaf -o "$T/launch3.csr" -- sh -c 'exit 3'
 expect_status launch3 3
 echo "cacheshim run, its table into a broken pipe: the program's status"
+
+# Its own lines before the program runs (it cannot be run, a usage
+# error) into a broken pipe: the launcher's status, not SIGPIPE's 141.
+broken_run nosuch env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -e tsc -t rt_leaf \
+	-o "$T/nosuch.csr" -- "$T/no such program"
+expect_status nosuch 127
+broken_run usage env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -e tsc -t rt_leaf
+expect_status usage 2
+echo "cacheshim run's own errors into a broken pipe: 127 and 2"
+
+# The program's SIGPIPE disposition is its own (the launcher ignores
+# SIGPIPE for itself only): the same signals ignored as without it, and
+# SIGPIPE among them only when the launcher's parent ignored it.
+ignored() { awk '/^SigIgn:/ { print $2 }' "$@"; }
+grep SigIgn /proc/self/status >"$T/sigign.plain"
+env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -q -e tsc -t rt_leaf -o "$T/sigign.csr" -- \
+	grep SigIgn /proc/self/status >"$T/sigign.run" 2>"$T/sigign.err" || true
+[ -n "$(ignored "$T/sigign.plain")" ] &&
+	[ "$(ignored "$T/sigign.plain")" = "$(ignored "$T/sigign.run")" ] ||
+	fail "ignored signals under cacheshim run: $(ignored "$T/sigign.run"), without: $(ignored "$T/sigign.plain")"
+(
+	trap '' PIPE
+	grep SigIgn /proc/self/status >"$T/sigign.plain2"
+	env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -q -e tsc -t rt_leaf -o "$T/sigign2.csr" -- \
+		grep SigIgn /proc/self/status >"$T/sigign.run2" 2>"$T/sigign.err" || true
+)
+[ "$(ignored "$T/sigign.plain2")" = "$(ignored "$T/sigign.run2")" ] &&
+	[ "$(ignored "$T/sigign.plain2")" != "$(ignored "$T/sigign.plain")" ] ||
+	fail "SIGPIPE ignored by the parent: $(ignored "$T/sigign.run2") under cacheshim run, $(ignored "$T/sigign.plain2") without"
+echo "the program's ignored signals are its own"
