@@ -152,20 +152,42 @@ int cs_report_add_file(struct cs_report *r, const char *path)
  * read at all. */
 static int load_all(struct cs_report *r, char **paths, int n)
 {
+	struct cs_file_header *hdr = calloc((size_t)n, sizeof(*hdr));
+	unsigned char *peeked = calloc((size_t)n, 1);
 	struct stat st, other;
-	int i, j, seen, ret, worst = 0;
+	int i, j, seen, copy, ret, worst = 0;
 
+	if (!hdr || !peeked) {
+		free(hdr);
+		free(peeked);
+		cs_err("out of memory");
+		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		/* A file named twice (a.rpt ./a.rpt, or a glob and a name)
-		 * would count every call twice. */
+		 * would count every call twice; so would a copy of a file
+		 * (cp, or a snapshot taken while it was written) given with
+		 * it: the first one named is read. */
 		seen = -1;
+		copy = 0;
+		peeked[i] = cs_reader_peek(paths[i], &hdr[i]) == 0;
 		for (j = 0; j < i && seen < 0 && stat(paths[i], &st) == 0; j++) {
 			if (stat(paths[j], &other) == 0 && st.st_dev == other.st_dev &&
 			    st.st_ino == other.st_ino)
 				seen = j;
+			else if (peeked[i] && peeked[j] &&
+				 cs_reader_same_writer(&hdr[i], &hdr[j]))
+				copy = 1, seen = j;
 		}
 		if (seen >= 0) {
-			cs_warn("%s is the same file as %s: read once", paths[i], paths[seen]);
+			if (copy)
+				cs_warn("%s is a copy of %s (the file of the same process, pid %u): "
+					"read once",
+					paths[i], paths[seen], hdr[i].pid);
+			else
+				cs_warn("%s is the same file as %s: read once", paths[i],
+					paths[seen]);
+			peeked[i] = 0;
 			continue;
 		}
 		ret = cs_report_add_file(r, paths[i]);
@@ -174,6 +196,8 @@ static int load_all(struct cs_report *r, char **paths, int n)
 		else if (ret > 0 && worst == 0)
 			worst = 1;
 	}
+	free(hdr);
+	free(peeked);
 	return worst;
 }
 

@@ -315,11 +315,6 @@ static int check_output(const char *pattern, const char *what, const char *given
 	return err ? CS_EXIT_FAIL : 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The names the shim may give its files under the output pattern, as an
  * fnmatch(3) glob of the pattern's last component: %p and %e (the pid, a
  * program name: an exec'd child's may differ) match anything, the rest
@@ -367,14 +362,26 @@ static int name_matches(const char *g, const char *name)
 	return ok;
 }
 
+/* A report file of the run: its path and header. */
+struct run_file {
+	char *path;
+	struct cs_file_header h;
+};
+
+static int cmp_run_file(const void *a, const void *b)
+{
+	return strcmp(((const struct run_file *)a)->path, ((const struct run_file *)b)->path);
+}
+
 /* Finds the report files of session in dir named by the output pattern
  * and merges them into r.  Returns the number of files merged. */
 static size_t collect(struct cs_report *r, const char *dir, const char *pattern, uint64_t session)
 {
 	struct cs_file_header h;
 	struct dirent *de;
-	char **names = NULL, **nn, *path, *glob;
-	size_t n = 0, i, merged = 0, len;
+	struct run_file *files = NULL, *nf;
+	char *path, *glob;
+	size_t n = 0, i, j, merged = 0, len;
 	DIR *d;
 
 	glob = name_glob(pattern);
@@ -397,24 +404,35 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 			free(path);
 			continue;
 		}
-		nn = realloc(names, (n + 1) * sizeof(*nn));
-		if (!nn) {
+		nf = realloc(files, (n + 1) * sizeof(*nf));
+		if (!nf) {
 			free(path);
 			break;
 		}
-		names = nn;
-		names[n++] = path;
+		files = nf;
+		files[n].path = path;
+		files[n++].h = h;
 	}
 	closedir(d);
 	free(glob);
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(files, n, sizeof(*files), cmp_run_file);
 	for (i = 0; i < n; i++) {
-		if (cs_report_add_file(r, names[i]) >= 0)
+		/* A copy of a process's file (the program copied it while it
+		 * was written, under a name the pattern matches) would count
+		 * its calls twice: the first name is read. */
+		for (j = 0; j < i && !cs_reader_same_writer(&files[i].h, &files[j].h); j++)
+			;
+		if (j < i)
+			cs_warn("run: %s is a copy of %s (the file of the same process, pid %u): "
+				"read once",
+				files[i].path, files[j].path, files[i].h.pid);
+		else if (cs_report_add_file(r, files[i].path) >= 0)
 			merged++;
-		free(names[i]);
 	}
-	free(names);
+	for (i = 0; i < n; i++)
+		free(files[i].path);
+	free(files);
 	return merged;
 }
 

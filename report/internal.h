@@ -172,6 +172,11 @@ int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_fil
  * -ENOENT-like negative errno when it cannot be read, -EINVAL when it is
  * not a report file. */
 int cs_reader_peek(const char *path, struct cs_file_header *hdr);
+/* 1 when headers a and b are those of one process's file (the same pid,
+ * parent and start time): one is a copy of the other, or a snapshot of
+ * it taken while it was written.  Read together, every call would count
+ * twice. */
+int cs_reader_same_writer(const struct cs_file_header *a, const struct cs_file_header *b);
 /* Frees f and everything it owns; NULL is fine. */
 void cs_reader_free(struct cs_file *f);
 /* Returns 1 when the values of event ev at site s are measurements: the

@@ -1373,6 +1373,12 @@ int cs_reader_peek(const char *path, struct cs_file_header *hdr)
 	return 0;
 }
 
+int cs_reader_same_writer(const struct cs_file_header *a, const struct cs_file_header *b)
+{
+	return a->start_ns && a->start_ns == b->start_ns && a->pid == b->pid &&
+	       a->ppid == b->ppid && a->session == b->session;
+}
+
 void cs_reader_free(struct cs_file *f)
 {
 	if (!f)

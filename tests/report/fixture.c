@@ -29,6 +29,8 @@ static void reserve(struct fx *f, size_t more)
 	}
 }
 
+static uint64_t files_made;
+
 struct fx *fx_new(const char *program, uint32_t pid, unsigned nevents,
 		  const struct fx_event *events)
 {
@@ -50,7 +52,9 @@ struct fx *fx_new(const char *program, uint32_t pid, unsigned nevents,
 	h->nevents = nevents;
 	h->pid = pid;
 	h->ppid = 1;
-	h->start_ns = 1700000000000000000ull;
+	/* Each file another process's: files of one process (a copy) are
+	 * read once (cs_reader_same_writer). */
+	h->start_ns = 1700000000000000000ull + ++files_made;
 	snprintf(h->program, sizeof(h->program), "%s", program);
 	for (i = 0; i < nevents && i < CS_MAX_EVENTS; i++) {
 		snprintf(h->events[i].name, sizeof(h->events[i].name), "%s", events[i].name);

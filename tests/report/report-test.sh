@@ -46,6 +46,15 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cs-report.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 "$MKFIXTURE" "$T" || { echo "mkfixture failed" >&2; exit 99; }
 
+# other_run SRC DST [K]: DST a copy of the fixture SRC as another process
+# would have written it (its start time K*256 ns later, K 1..255, default
+# 1): a plain copy is the same process's file, which report reads once.
+other_run()
+{
+	cp "$1" "$2" &&
+		printf "\\x$(printf %02x "${3:-1}")" | dd of="$2" bs=1 seek=49 conv=notrunc 2>/dev/null
+}
+
 # run_cmd CMD ARGS...: runs CMD with stdout in $T/out, stderr in $T/err
 # and its exit status in $status.
 run_cmd()

@@ -41,9 +41,9 @@ expect_line $LINENO "$T/out" 'work,*,*,tsc,3,60,20,8.165,10,20,30,30,30,3,0,ok,,
 expect_line $LINENO "$T/out" 'malloc,*,*,tsc,8,3150,393.75,469.732,10,40,1000,1000,1000,9,1,ok,,'
 expect_line $LINENO "$T/out" 'free,*,*,perf::MINOR-FAULTS,0,0,,,,,,,,3,0,no data,,'
 
-# Two copies of a file (two runs alike): every count doubles, the spread
-# stays.
-cp "$T/basic.rpt" "$T/basic_copy.rpt"
+# Two runs alike (the file as another process would have written it):
+# every count doubles, the spread stays.
+other_run "$T/basic.rpt" "$T/basic_copy.rpt"
 run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic_copy.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
@@ -56,6 +56,14 @@ run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/./basic.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
 expect_err $LINENO "cacheshim: warning: $T/./basic.rpt is the same file as $T/basic.rpt: read once"
+
+# So is a copy of a file (cp, or a snapshot taken while it was written):
+# the same process's, the first one named is read (counted twice before).
+cp "$T/basic.rpt" "$T/basic_cp.rpt"
+run_cmd "$CS_CMD" report -f csv "$T/basic_cp.rpt" "$T/basic.rpt" "$T/basic_copy.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/basic.rpt is a copy of $T/basic_cp.rpt (the file of the same process, pid 100): read once"
 
 # The table's summary lists both processes.
 run_cmd "$CS_CMD" report "$T/merge_a.rpt" "$T/merge_b.rpt"
@@ -77,8 +85,8 @@ expect_line $LINENO "$T/out" 'files:    4'
 # Sums over files wider than 64 bits: 2^63 calls entered, not recorded
 # and set-up ticks in each of two files are 2^64 in all, not 0.
 H=$T/huge.rpt
-# Copies: the same file named twice is read once.
-for c in 2 3 4; do cp "$H" "$T/huge_$c.rpt"; done
+# Other processes' files alike (a copy is read once).
+for c in 2 3 4; do other_run "$H" "$T/huge_$c.rpt" "$c"; done
 H2=$T/huge_2.rpt H3=$T/huge_3.rpt H4=$T/huge_4.rpt
 run_cmd "$CS_CMD" report -f csv "$H" "$H2"
 expect_status $LINENO 0

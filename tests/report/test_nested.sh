@@ -120,7 +120,7 @@ expect_line $LINENO "$T/out" '  outer     prog+0x100  prog        5    442   364
 
 # Two copies of the file (two processes): counts double, the spread stays
 # (percentiles move within their buckets: two values in each now).
-cp "$T/nested.rpt" "$T/nested_copy.rpt"
+other_run "$T/nested.rpt" "$T/nested_copy.rpt"
 run_cmd "$CS_CMD" report -f csv --self --by function "$T/nested.rpt" "$T/nested_copy.rpt"
 csv_pick "$CSV_HEADER"
 expect_status $LINENO 0

@@ -106,6 +106,19 @@ grep -q malloc "$T/err" && fail $LINENO "a file of another session was used"
 [ -s "$T/out" ] && fail $LINENO "the summary is not on stderr"
 [ "$(ls "$T/runs" | wc -l)" -eq 3 ] || fail $LINENO "want 3 files in $T/runs"
 
+# A copy the program made of its file, under a name the pattern matches
+# (r.%p matches r.PID.copy): the same process's file, read once (its
+# calls were counted twice).
+mkdir "$T/cp"
+run_cmd "$CS_CMD" run -o "$T/cp/r.%p" -- sh -c \
+	'"$1" --fake-shim 0 & p=$!; wait $p; cp "$2/r.$p" "$2/r.$p.copy"' sh "$MKFIXTURE" "$T/cp"
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/cp)"
+grep -qE '^  fake_fn +2 +13 +1 +12 +12 +14 +14 +14 +26$' "$T/err" ||
+	{ fail $LINENO "fake_fn's calls counted twice"; show "$T/err"; }
+grep -qE "run: $T/cp/r\.[0-9]+\.copy is a copy of $T/cp/r\.[0-9]+ \(the file of the same process, pid [0-9]+\): read once" "$T/err" ||
+	{ fail $LINENO "the copy not said"; show "$T/err"; }
+
 # The default output pattern: the current directory.
 (cd "$T/runs" && "$CS_CMD" run -- "$MKFIXTURE" --fake-shim 0) >"$T/out" 2>"$T/err"
 status=$?

@@ -101,8 +101,9 @@ END
 	show "$T/diff"
 fi
 
-# Two copies of the file: the same threads in two processes, merged.
-cp "$T/series.rpt" "$T/series_copy.rpt"
+# The file as another process would have written it: the same threads
+# in two processes, merged.
+other_run "$T/series.rpt" "$T/series_copy.rpt"
 run_cmd "$CS_CMD" report --series -f csv "$T/series.rpt" "$T/series_copy.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'lookup,tsc,1,4,16,20,10,30,*,*,10,30,1001'
