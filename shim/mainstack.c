@@ -4,6 +4,7 @@
  * when this cannot tell).  On its own so that the unit test can compare it
  * with glibc's answer: it uses nothing of the shim's state.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -23,8 +24,8 @@
  * (another loader may put the name elsewhere: ld.so run as a program
  * points it at argv[0]): the name ends exactly 8 bytes below a page
  * boundary, above __libc_stack_end, every page from there to it is
- * mapped, and the limit is finite and larger than that; else glibc is
- * asked.  glibc also
+ * mapped, the 8 bytes are zero and the name is not argv[0], and the limit
+ * is finite and larger than that; else glibc is asked.  glibc also
  * cuts the size at the end of the mapping below the stack; with a finite
  * limit the kernel keeps mappings below start - limit, so that is left
  * out. */
@@ -51,6 +52,15 @@ int cs_main_stack(uint64_t *lo, uint64_t *hi)
 	from = start & ~4095ull;
 	if (top - from > CS_MAIN_ARGS_PAGES * 4096ull ||
 	    cs_syscall6(SYS_mincore, (long)from, (long)(top - from), (long)vec, 0, 0, 0) != 0)
+		return 0;
+	/* Nor is a name that merely ends there: ld.so's argv[0] does for one
+	 * length in 4096 of the strings above it (the program's arguments and
+	 * environment), and the stack was taken that much larger than glibc's
+	 * (test_mainstack's exact environment).  The kernel's copy is never
+	 * argv[0] (program_invocation_name, which glibc set from it) and is
+	 * followed by the mapping's last word, zero; what follows argv[0] is
+	 * the next string. */
+	if (fn == program_invocation_name || *(const uint64_t *)(uintptr_t)(top - 8) != 0)
 		return 0;
 	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur >= top - 4096 || rl.rlim_cur <= top - from)

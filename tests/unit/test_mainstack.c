@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <CUnit/Basic.h>
 
@@ -96,26 +97,67 @@ static void test_unlimited(void)
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_STACK, &old) == 0);
 }
 
-/* This program again, started by ld.so as a program: 0 if it passed. */
-static int run_via_ldso(const char *self)
+/* ld.so, or NULL where it is not looked for. */
+static const char *find_ldso(void)
 {
 	static const char *const ldso[] = {"/lib64/ld-linux-x86-64.so.2",
 					   "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"};
-	static char pad[3 * 4096];
-	char cmd[8192];
 	unsigned i;
 
+	for (i = 0; i < sizeof(ldso) / sizeof(ldso[0]); i++)
+		if (access(ldso[i], X_OK) == 0)
+			return ldso[i];
+	return NULL;
+}
+
+/* This program again, started by ld.so as a program: 0 if it passed. */
+static int run_via_ldso(const char *self)
+{
+	static char pad[3 * 4096];
+	const char *ldso = find_ldso();
+	char cmd[8192];
+
+	if (!ldso)
+		return 0; /* nothing to run */
 	/* Pages of environment above argv[0], so that its page is not the
 	 * top one. */
 	memset(pad, 'x', sizeof(pad) - 1);
 	setenv("CS_TEST_PAD", pad, 1);
-	for (i = 0; i < sizeof(ldso) / sizeof(ldso[0]); i++) {
-		if (access(ldso[i], X_OK) != 0)
-			continue;
-		snprintf(cmd, sizeof(cmd), "%s '%s' --via-ldso >/dev/null", ldso[i], self);
-		return system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s '%s' --via-ldso >/dev/null", ldso, self);
+	return system(cmd);
+}
+
+/* The same with only an environment sized so that the strings above
+ * argv[0] (the argument, the environment, ld.so's name, each with its
+ * NUL) fill two pages exactly: argv[0], which ld.so makes AT_EXECFN, then
+ * ends 8 bytes below a page boundary as the kernel's copy does (its stack
+ * was taken two pages larger than glibc's).  0 if it passed. */
+static int run_via_ldso_exact(const char *self)
+{
+	static char pad[2 * 4096];
+	const char *ldso = find_ldso();
+	char *args[] = {NULL, (char *)self, "--via-ldso", NULL}, *env[] = {pad, NULL};
+	size_t len;
+	pid_t pid;
+	int status;
+
+	if (!ldso)
+		return 0;
+	args[0] = (char *)ldso;
+	len = sizeof(pad) - sizeof("--via-ldso") - (strlen(ldso) + 1) - 1;
+	memset(pad, 'x', len);
+	memcpy(pad, "CS_TEST_PAD=", 12);
+	pad[len] = '\0';
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(99);
+		execve(ldso, args, env);
+		_exit(99);
 	}
-	return 0; /* no ld.so where it is looked for: nothing to run */
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static const char *self;
@@ -123,6 +165,7 @@ static const char *self;
 static void test_ldso(void)
 {
 	CU_ASSERT_EQUAL(run_via_ldso(self), 0);
+	CU_ASSERT_EQUAL(run_via_ldso_exact(self), 0);
 }
 
 int main(int argc, char **argv)
