@@ -5,6 +5,7 @@
  * with glibc's answer: it uses nothing of the shim's state.
  */
 #include <errno.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -26,17 +27,39 @@
  * boundary, above __libc_stack_end, every page from there to it is
  * mapped, the 8 bytes are zero and the name is not argv[0], and the limit
  * is finite and larger than that; else glibc is asked.  glibc also
- * cuts the size at the end of the mapping below the stack; with a finite
- * limit the kernel keeps mappings below start - limit, so that is left
- * out. */
+ * cuts the size at the end of the mapping below the stack.  The kernel
+ * keeps mappings below start - limit for the limit at exec only: one
+ * raised since (a library's constructor runs before a preloaded one's),
+ * with ASLR off (gdb, setarch -R: the mmap area then starts 128 MB below
+ * the stack), or tens of terabytes (the executable) put some in reach.
+ * The nearest are modules (ld.so and the vdso top the mmap area) and the
+ * heap: when one is in reach glibc is asked. */
 extern void *__libc_stack_end;
 
 #define CS_MAIN_ARGS_PAGES 64u /* argv and environment, at most, checked */
 
+/* dl_iterate_phdr callback: 1 (stop) for a module with a segment in
+ * [range[0], range[1]). */
+static int module_in(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const uint64_t *range = arg;
+	unsigned i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && start < range[1] && start + ph->p_memsz > range[0])
+			return 1;
+	}
+	return 0;
+}
+
 int cs_main_stack(uint64_t *lo, uint64_t *hi)
 {
 	const char *fn = (const char *)getauxval(AT_EXECFN);
-	uint64_t start = (uint64_t)(uintptr_t)__libc_stack_end, top, from;
+	uint64_t start = (uint64_t)(uintptr_t)__libc_stack_end, top, from, range[2];
 	/* mincore answers ENOMEM if a page of the range is not mapped */
 	unsigned char vec[CS_MAIN_ARGS_PAGES];
 	struct rlimit rl;
@@ -65,8 +88,13 @@ int cs_main_stack(uint64_t *lo, uint64_t *hi)
 	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur >= top - 4096 || rl.rlim_cur <= top - from)
 		return 0;
-	*hi = from + 4096;
-	*lo = *hi - ((rl.rlim_cur - (top - *hi)) & ~4095ull);
+	range[1] = from + 4096;
+	range[0] = range[1] - ((rl.rlim_cur - (top - range[1])) & ~4095ull);
+	/* brk(0) answers the heap's end */
+	if ((uint64_t)cs_syscall6(SYS_brk, 0, 0, 0, 0, 0, 0) > range[0] ||
+	    dl_iterate_phdr(module_in, range))
+		return 0;
+	*lo = range[0];
+	*hi = range[1];
 	return 1;
 }
-
