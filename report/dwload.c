@@ -4,7 +4,8 @@
  * linked: libdw and what it pulls in (libelf, libz, liblzma, libbz2) cost
  * every cacheshim command ~0.35 ms of loading and relocation on the
  * development VMs, and `cacheshim run -q` (a launcher that only checks
- * its targets) or `report --csv` never symbolize anything.
+ * its targets: it symbolizes only a target name the file keeps cut at 127
+ * bytes), `list` and `report --series` symbolize nothing.
  */
 #include <dlfcn.h>
 
@@ -32,8 +33,8 @@ int cs_dw_load(void)
 		return -1;
 	}
 	/* libelf's functions are found through libdw, which depends on it. */
-#define CS_DW_RESOLVE(f)                                                                     \
-	if (!missing && !(cs_dw.f = (__typeof__(f) *)dlsym(h, #f)))                           \
+#define CS_DW_RESOLVE(f)                                            \
+	if (!missing && !(cs_dw.f = (__typeof__(f) *)dlsym(h, #f))) \
 		missing = #f;
 	CS_DW_FUNCS(CS_DW_RESOLVE)
 #undef CS_DW_RESOLVE

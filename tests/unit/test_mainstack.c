@@ -2,7 +2,6 @@
 /* cs_main_stack (shim/mainstack.c) against glibc's pthread_getattr_np,
  * which reads /proc/self/maps: the same bounds, under several stack
  * limits, and no answer where it cannot tell (no limit). */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,9 +60,8 @@ static void same_as_glibc(rlim_t cur, int may_refuse)
 	CU_ASSERT_EQUAL(answered, 1);
 	if (lo != glo || hi != ghi)
 		fprintf(stderr, "limit %llu: [%#llx, %#llx) against glibc's [%#llx, %#llx)\n",
-			(unsigned long long)cur, (unsigned long long)lo,
-			(unsigned long long)hi, (unsigned long long)glo,
-			(unsigned long long)ghi);
+			(unsigned long long)cur, (unsigned long long)lo, (unsigned long long)hi,
+			(unsigned long long)glo, (unsigned long long)ghi);
 	CU_ASSERT_EQUAL(lo, glo);
 	CU_ASSERT_EQUAL(hi, ghi);
 	/* This frame is inside. */
