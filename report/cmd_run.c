@@ -578,6 +578,7 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	 * site's values are merged (0.38 s of a 230 MB report from ruby
 	 * under rb_*), nor the calibration (~0.1 ms of every run). */
 	r->targets_only = quiet;
+	cs_reader_targets_only(quiet);
 	n = collect(r, dir, pattern, session);
 	if (launcher)
 		say_notes(r);

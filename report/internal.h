@@ -123,6 +123,7 @@ struct cs_file {
 	uint64_t used; /* header.used with CS_USED_SEALED masked off */
 	uint64_t end; /* offset where the block walk stopped */
 	int incomplete; /* header.state is CS_STATE_RUNNING */
+	int values_unchecked; /* loaded under cs_reader_targets_only(1) */
 	int live_short; /* running, and the file ends before header.used */
 	char damage[256]; /* first problem past the header, "" if none */
 	unsigned ndamage; /* problems found past the header */
@@ -172,6 +173,12 @@ int cs_reader_parse(const void *buf, size_t len, const char *name, struct cs_fil
  * -ENOENT-like negative errno when it cannot be read, -EINVAL when it is
  * not a report file. */
 int cs_reader_peek(const char *path, struct cs_file_header *hdr);
+/* on = 1: files loaded from now on are checked for what names their
+ * targets (blocks, modules, notes, refusals), not for whether their
+ * sites', nested blocks' and series windows' values hold together (~0.3
+ * ms of a ruby run's file), for a reader that uses none of them
+ * (`run -q`); their values must not be shown. */
+void cs_reader_targets_only(int on);
 /* 1 when headers a and b are those of one process's file (the same pid,
  * parent and start time): one is a copy of the other, or a snapshot of
  * it taken while it was written.  Read together, every call would count
