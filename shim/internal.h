@@ -662,9 +662,11 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 		  struct cs_reloc_plan *plan, const char **why, uint64_t *why_off);
 /* Writes the relocated window followed by a jump back to patch + window,
  * as code that will run at address thunk: rip-relative operands, jcc, jmp
- * and call re-targeted (a call, direct or indirect, is emulated by pushing
- * its original return address without touching registers or flags, so the
- * callee returns into the original code and backtraces see it); a jump
+ * and call re-targeted (a call, direct or indirect, is emulated: a real call
+ * whose pushed address is overwritten with the original return address,
+ * registers and flags untouched, so the callee returns into the original
+ * code and backtraces see it; refused when its operand is read from the
+ * 8 bytes below rsp that address takes, or through an index off rsp); a jump
  * target out of rel32 reach goes through jmp *0(%rip) and an absolute
  * address.  Returns the bytes written (<= cap), or -1 with *why set (a
  * rip-relative operand out of reach, cap too small). */

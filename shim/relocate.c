@@ -832,10 +832,12 @@ static int is_jmp_of(const struct out *o, size_t start, const struct insn *x)
  * untouched. */
 static int put_return_address(struct out *o, uint64_t ret)
 {
+	/* clang-format off */
 	uint8_t b[21] = {0xe8, 1, 0, 0, 0, /* call 1f */
 			 0xcc, /* int3, never reached */
 			 0xc7, 0x04, 0x24, 0, 0, 0, 0, /* 1: movl $lo, (%rsp) */
 			 0xc7, 0x44, 0x24, 0x04, 0, 0, 0, 0}; /* movl $hi, 4(%rsp) */
+	/* clang-format on */
 	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
 
 	memcpy(b + 9, &lo, 4);
@@ -867,9 +869,16 @@ static int put_call(struct out *o, const struct insn *x, uint64_t addr, uint64_t
 	}
 	if (r.operands[0].type != ZYDIS_OPERAND_TYPE_MEMORY)
 		return -1;
-	/* the operand is read after our call, so rsp moved by 8 */
-	if (family(r.operands[0].mem.base) == ZYDIS_REGISTER_RSP)
+	/* the operand is read after our call, so rsp moved by 8; and after
+	 * the return address was stored, so an operand in its 8 bytes below
+	 * rsp (read before the push by the original call) would be that
+	 * address: refused, as is an index that may reach there */
+	if (family(r.operands[0].mem.base) == ZYDIS_REGISTER_RSP) {
+		if (r.operands[0].mem.index != ZYDIS_REGISTER_NONE ||
+		    (r.operands[0].mem.displacement > -16 && r.operands[0].mem.displacement < 0))
+			return -1;
 		r.operands[0].mem.displacement += 8;
+	}
 	if (family(r.operands[0].mem.index) == ZYDIS_REGISTER_RSP)
 		return -1;
 	if (r.operands[0].mem.base == ZYDIS_REGISTER_RIP) {

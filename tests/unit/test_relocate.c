@@ -162,6 +162,17 @@ static const uint8_t f_far[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0x18, 0xc3};
 static const uint8_t f_eip[] = {0x67, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00, 0xc3};
 /* push %rbx; push %rbp; push %r12; call *%rsp; ret */
 static const uint8_t f_call_rsp[] = {0x53, 0x55, 0x41, 0x54, 0xff, 0xd4, 0xc3};
+/* push %rdi; pop %rcx; call *-8(%rsp); ret: the callee is the word the
+ * push left below rsp, where the emulated call stores its return address
+ * (the thunk jumped to that address, the callee never ran) */
+static const uint8_t f_call_slot[] = {0x57, 0x59, 0xff, 0x54, 0x24, 0xf8, 0xc3};
+/* nop; nop; call *-12(%rsp); ret: 4 of its 8 bytes there */
+static const uint8_t f_call_half[] = {0x90, 0x90, 0xff, 0x54, 0x24, 0xf4, 0xc3};
+/* push %rbx; call *-16(%rsp); ret: just below the slot, moved */
+static const uint8_t f_call_below[] = {0x53, 0xff, 0x54, 0x24, 0xf0, 0xc3};
+/* push %rbx; push %rbp; call *(%rsp,%rax,8); ret: an index may reach the
+ * slot */
+static const uint8_t f_call_index[] = {0x53, 0x55, 0xff, 0x14, 0xc4, 0xc3};
 
 struct plan_case {
 	int line;
@@ -229,6 +240,13 @@ static const struct plan_case plan_cases[] = {
 	{__LINE__, CODE(f_far), sizeof(f_far), 0, 0, 0, 0, "far branch in the window", 4},
 	{__LINE__, CODE(f_eip), sizeof(f_eip), 0, 0, 0, 0, "eip-relative operand in the window", 0},
 	{__LINE__, CODE(f_call_rsp), sizeof(f_call_rsp), 0, 0, 0, 0, "call cannot be emulated", 0},
+	{__LINE__, CODE(f_call_slot), sizeof(f_call_slot), 0, 0, 0, 0, "call cannot be emulated",
+	 0},
+	{__LINE__, CODE(f_call_half), sizeof(f_call_half), 0, 0, 0, 0, "call cannot be emulated",
+	 0},
+	{__LINE__, CODE(f_call_below), sizeof(f_call_below), 0, 1, 0, 5, NULL, 0},
+	{__LINE__, CODE(f_call_index), sizeof(f_call_index), 0, 0, 0, 0, "call cannot be emulated",
+	 0},
 };
 
 static void test_plan(void)
