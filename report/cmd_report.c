@@ -153,41 +153,48 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 static int load_all(struct cs_report *r, char **paths, int n)
 {
 	struct cs_file_header *hdr = calloc((size_t)n, sizeof(*hdr));
-	unsigned char *peeked = calloc((size_t)n, 1);
-	struct stat st, other;
-	int i, j, seen, copy, ret, worst = 0;
+	const struct cs_file_header **hp = calloc((size_t)n, sizeof(*hp));
+	struct stat *st = calloc((size_t)n, sizeof(*st));
+	size_t *keep = calloc((size_t)n, sizeof(*keep));
+	int *same = calloc((size_t)n, sizeof(*same));
+	unsigned char *statted = calloc((size_t)n, 1);
+	int i, j, ret, worst = 0;
 
-	if (!hdr || !peeked) {
-		free(hdr);
-		free(peeked);
+	if (!hdr || !hp || !st || !keep || !same || !statted) {
 		cs_err("out of memory");
-		return -1;
+		worst = -1;
+		goto out;
+	}
+	/* A file named twice (a.rpt ./a.rpt, or a glob and a name) would
+	 * count every call twice; so would a copy of a file (cp, or a
+	 * snapshot taken while it was written) given with it: of one
+	 * process's files the one that got furthest is read, the first
+	 * named of those alike (a snapshot named first lost the calls made
+	 * since). */
+	for (i = 0; i < n; i++) {
+		same[i] = -1;
+		statted[i] = stat(paths[i], &st[i]) == 0;
+		for (j = 0; j < i && statted[i] && same[i] < 0; j++)
+			if (statted[j] && st[i].st_dev == st[j].st_dev &&
+			    st[i].st_ino == st[j].st_ino)
+				same[i] = j;
+		if (same[i] < 0 && cs_reader_peek(paths[i], &hdr[i]) == 0)
+			hp[i] = &hdr[i];
+	}
+	if (cs_reader_copies(hp, (size_t)n, keep)) {
+		cs_err("out of memory");
+		worst = -1;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		/* A file named twice (a.rpt ./a.rpt, or a glob and a name)
-		 * would count every call twice; so would a copy of a file
-		 * (cp, or a snapshot taken while it was written) given with
-		 * it: the first one named is read. */
-		seen = -1;
-		copy = 0;
-		peeked[i] = cs_reader_peek(paths[i], &hdr[i]) == 0;
-		for (j = 0; j < i && seen < 0 && stat(paths[i], &st) == 0; j++) {
-			if (stat(paths[j], &other) == 0 && st.st_dev == other.st_dev &&
-			    st.st_ino == other.st_ino)
-				seen = j;
-			else if (peeked[i] && peeked[j] &&
-				 cs_reader_same_writer(&hdr[i], &hdr[j]))
-				copy = 1, seen = j;
+		if (same[i] >= 0) {
+			cs_warn("%s is the same file as %s: read once", paths[i], paths[same[i]]);
+			continue;
 		}
-		if (seen >= 0) {
-			if (copy)
-				cs_warn("%s is a copy of %s (the file of the same process, pid %u): "
-					"read once",
-					paths[i], paths[seen], hdr[i].pid);
-			else
-				cs_warn("%s is the same file as %s: read once", paths[i],
-					paths[seen]);
-			peeked[i] = 0;
+		if (keep[i] != (size_t)i) {
+			cs_warn("%s is a copy of %s (the file of the same process, pid %u): read "
+				"once",
+				paths[i], paths[keep[i]], hdr[i].pid);
 			continue;
 		}
 		ret = cs_report_add_file(r, paths[i]);
@@ -196,8 +203,13 @@ static int load_all(struct cs_report *r, char **paths, int n)
 		else if (ret > 0 && worst == 0)
 			worst = 1;
 	}
+out:
 	free(hdr);
-	free(peeked);
+	free(hp);
+	free(st);
+	free(keep);
+	free(same);
+	free(statted);
 	return worst;
 }
 

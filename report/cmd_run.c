@@ -379,9 +379,10 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 {
 	struct cs_file_header h;
 	struct dirent *de;
+	const struct cs_file_header **hp;
 	struct run_file *files = NULL, *nf;
 	char *path, *glob;
-	size_t n = 0, i, j, merged = 0, len;
+	size_t n = 0, i, merged = 0, len, *keep;
 	DIR *d;
 
 	glob = name_glob(pattern);
@@ -417,19 +418,28 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	free(glob);
 	if (n)
 		qsort(files, n, sizeof(*files), cmp_run_file);
-	for (i = 0; i < n; i++) {
-		/* A copy of a process's file (the program copied it while it
-		 * was written, under a name the pattern matches) would count
-		 * its calls twice: the first name is read. */
-		for (j = 0; j < i && !cs_reader_same_writer(&files[i].h, &files[j].h); j++)
-			;
-		if (j < i)
-			cs_warn("run: %s is a copy of %s (the file of the same process, pid %u): "
-				"read once",
-				files[i].path, files[j].path, files[i].h.pid);
-		else if (cs_report_add_file(r, files[i].path) >= 0)
-			merged++;
+	/* A copy of a process's file (the program copied it while it was
+	 * written, under a name the pattern matches) would count its calls
+	 * twice: the one that got furthest is read (a snapshot named first
+	 * lost the calls made since). */
+	hp = malloc((n ? n : 1) * sizeof(*hp));
+	keep = malloc((n ? n : 1) * sizeof(*keep));
+	for (i = 0; hp && i < n; i++)
+		hp[i] = &files[i].h;
+	if (!hp || !keep || cs_reader_copies(hp, n, keep)) {
+		cs_err("out of memory");
+	} else {
+		for (i = 0; i < n; i++) {
+			if (keep[i] != i)
+				cs_warn("run: %s is a copy of %s (the file of the same process, "
+					"pid %u): read once",
+					files[i].path, files[keep[i]].path, files[i].h.pid);
+			else if (cs_report_add_file(r, files[i].path) >= 0)
+				merged++;
+		}
 	}
+	free(hp);
+	free(keep);
 	for (i = 0; i < n; i++)
 		free(files[i].path);
 	free(files);

@@ -180,10 +180,17 @@ int cs_reader_peek(const char *path, struct cs_file_header *hdr);
  * (`run -q`); their values must not be shown. */
 void cs_reader_targets_only(int on);
 /* 1 when headers a and b are those of one process's file (the same pid,
- * parent and start time): one is a copy of the other, or a snapshot of
- * it taken while it was written.  Read together, every call would count
- * twice. */
+ * parent, session, start time and program): one is a copy of the other,
+ * or a snapshot of it taken while it was written.  Read together, every
+ * call would count twice. */
 int cs_reader_same_writer(const struct cs_file_header *a, const struct cs_file_header *b);
+/* For the n headers hdr[i] (NULL: not read, never a copy), sets keep[i]
+ * to the index of the file to read for i's process: i, or another file of
+ * the same writer (cs_reader_same_writer) that got further (more blocks
+ * reserved, or as many and finished where i was not: a snapshot taken
+ * while the file was written lacks the calls made since), the first one
+ * of those that got equally far.  Returns 0 or -ENOMEM. */
+int cs_reader_copies(const struct cs_file_header *const *hdr, size_t n, size_t *keep);
 /* Frees f and everything it owns; NULL is fine. */
 void cs_reader_free(struct cs_file *f);
 /* Returns 1 when the values of event ev at site s are measurements: the

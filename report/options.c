@@ -344,15 +344,18 @@ void cs_options_free(struct cs_options *a)
 }
 
 /* Adds to r the file at path, or every report file directly in the
- * directory at path (in name order).  Returns as load_all does: 0, 1
- * (some damage) or -1. */
+ * directory at path (in name order; of one process's files, a copy, the
+ * one that got furthest: cs_reader_copies).  Returns as load_all does: 0,
+ * 1 (some damage) or -1. */
 static int add_path(struct cs_report *r, const char *path)
 {
-	struct cs_file_header h;
+	struct cs_file_header *hdr = NULL;
+	const struct cs_file_header **hp = NULL;
 	struct dirent **names;
 	struct stat st;
-	char *file;
-	int i, n, ret, worst = 0, any = 0;
+	char **files = NULL;
+	size_t *keep = NULL, nfiles = 0, i;
+	int n, ret, worst = 0;
 
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cs_report_add_file(r, path);
@@ -361,29 +364,57 @@ static int add_path(struct cs_report *r, const char *path)
 		cs_err("%s: cannot read the directory: %s", path, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		if (asprintf(&file, "%s/%s", path, names[i]->d_name) < 0) {
-			file = NULL;
+	files = calloc((size_t)n + 1, sizeof(*files));
+	hdr = calloc((size_t)n + 1, sizeof(*hdr));
+	if (!files || !hdr)
+		worst = -1;
+	/* Only report files: a directory of runs may hold the program's
+	 * other output too. */
+	for (i = 0; i < (size_t)n; i++) {
+		if (!worst && asprintf(&files[nfiles], "%s/%s", path, names[i]->d_name) < 0) {
+			files[nfiles] = NULL;
 			worst = -1;
 		}
-		/* Only report files: a directory of runs may hold the
-		 * program's other output too. */
-		if (file && cs_reader_peek(file, &h) == 0) {
-			any = 1;
-			ret = cs_report_add_file(r, file);
-			if (ret < 0)
-				worst = -1;
-			else if (ret > 0 && worst == 0)
-				worst = 1;
+		if (!worst && cs_reader_peek(files[nfiles], &hdr[nfiles]) == 0) {
+			nfiles++;
+		} else if (files) {
+			free(files[nfiles]);
+			files[nfiles] = NULL;
 		}
-		free(file);
 		free(names[i]);
 	}
 	free(names);
-	if (!any) {
+	hp = calloc(nfiles + 1, sizeof(*hp));
+	keep = calloc(nfiles + 1, sizeof(*keep));
+	for (i = 0; hp && i < nfiles; i++)
+		hp[i] = &hdr[i];
+	if (worst || !hp || !keep || cs_reader_copies(hp, nfiles, keep)) {
+		cs_err("out of memory");
+		worst = -1;
+		nfiles = 0;
+	} else if (!nfiles) {
 		cs_err("%s: no report files in this directory", path);
-		return -1;
+		worst = -1;
 	}
+	for (i = 0; i < nfiles; i++) {
+		if (keep[i] != i) {
+			cs_warn("%s is a copy of %s (the file of the same process, pid %u): read "
+				"once",
+				files[i], files[keep[i]], hdr[i].pid);
+			continue;
+		}
+		ret = cs_report_add_file(r, files[i]);
+		if (ret < 0)
+			worst = -1;
+		else if (ret > 0 && worst == 0)
+			worst = 1;
+	}
+	for (i = 0; files && files[i]; i++)
+		free(files[i]);
+	free(files);
+	free(hdr);
+	free(hp);
+	free(keep);
 	return worst;
 }
 

@@ -1383,8 +1383,76 @@ int cs_reader_peek(const char *path, struct cs_file_header *hdr)
 
 int cs_reader_same_writer(const struct cs_file_header *a, const struct cs_file_header *b)
 {
+	/* The program too: an exec in the same clock tick (a coarse
+	 * CLOCK_REALTIME) keeps pid and parent, and processes of two pid
+	 * namespaces writing into one directory may share both. */
 	return a->start_ns && a->start_ns == b->start_ns && a->pid == b->pid &&
-	       a->ppid == b->ppid && a->session == b->session;
+	       a->ppid == b->ppid && a->session == b->session &&
+	       !strncmp(a->program, b->program, sizeof(a->program));
+}
+
+/* Whether the file of header a got further than the file of header b,
+ * one of the same writer: used only grows, and the seal comes last. */
+static int further(const struct cs_file_header *a, const struct cs_file_header *b)
+{
+	uint64_t ua = a->used & ~CS_USED_SEALED, ub = b->used & ~CS_USED_SEALED;
+
+	if (ua != ub)
+		return ua > ub;
+	return a->state == CS_STATE_COMPLETE && b->state != CS_STATE_COMPLETE;
+}
+
+struct writer_ref {
+	const struct cs_file_header *h;
+	size_t i;
+};
+
+/* By writer (cs_reader_same_writer's fields), then by index. */
+static int cmp_writer(const void *a, const void *b)
+{
+	const struct writer_ref *x = a, *y = b;
+	int c;
+
+	if (x->h->start_ns != y->h->start_ns)
+		return x->h->start_ns < y->h->start_ns ? -1 : 1;
+	if (x->h->pid != y->h->pid)
+		return x->h->pid < y->h->pid ? -1 : 1;
+	if (x->h->ppid != y->h->ppid)
+		return x->h->ppid < y->h->ppid ? -1 : 1;
+	if (x->h->session != y->h->session)
+		return x->h->session < y->h->session ? -1 : 1;
+	c = strncmp(x->h->program, y->h->program, sizeof(x->h->program));
+	if (c)
+		return c;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int cs_reader_copies(const struct cs_file_header *const *hdr, size_t n, size_t *keep)
+{
+	struct writer_ref *v;
+	size_t i, k = 0, g, best;
+
+	for (i = 0; i < n; i++)
+		keep[i] = i;
+	/* Sorted, not each against each: a run of a build has thousands
+	 * of files. */
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (hdr[i] && hdr[i]->start_ns)
+			v[k++] = (struct writer_ref){hdr[i], i};
+	qsort(v, k, sizeof(*v), cmp_writer);
+	for (g = 0; g < k; g = i) {
+		best = g;
+		for (i = g + 1; i < k && cs_reader_same_writer(v[g].h, v[i].h); i++)
+			if (further(v[i].h, v[best].h))
+				best = i;
+		while (g < i)
+			keep[v[g++].i] = v[best].i;
+	}
+	free(v);
+	return 0;
 }
 
 void cs_reader_free(struct cs_file *f)

@@ -63,6 +63,17 @@ csv_pick function,calls_a,calls_b,status
 expect_line $LINENO "$T/out" 'work,6,4,ok'
 expect_line $LINENO "$T/out" 'only_a,2,0,only a'
 
+# A copy of a file in a directory (cp, or a snapshot) is read once, as in
+# report without --diff (its calls counted twice).
+mkdir "$T/runc"
+cp "$A" "$T/runc/1.out"
+cp "$A" "$T/runc/2.out"
+run_cmd "$CS_CMD" report -f csv --diff "$T/runc" "$B" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,status
+expect_line $LINENO "$T/out" 'work,4,4,ok'
+expect_err $LINENO "$T/runc/2.out is a copy of $T/runc/1.out (the file of the same process"
+
 # A --function or --module glob that matches nothing in either run is an
 # error, as without --diff (it printed empty tables with exit 0); one that
 # matches in one run only is not.

@@ -65,6 +65,30 @@ expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
 expect_err $LINENO "cacheshim: warning: $T/basic.rpt is a copy of $T/basic_cp.rpt (the file of the same process, pid 100): read once"
 
+# Of a snapshot taken while the file was written and the file, the file
+# is read, whichever is named first: the snapshot, named first, was read
+# and the file skipped as its copy (odd,"name's call, made since, lost).
+run_cmd "$CS_CMD" report -f csv "$T/basic_snap.rpt" "$T/basic.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
+expect_line $LINENO "$T/out" '"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/basic_snap.rpt is a copy of $T/basic.rpt (the file of the same process, pid 100): read once"
+grep -q incomplete "$T/err" && fail $LINENO "the snapshot was read"
+run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic_snap.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" '"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/basic_snap.rpt is a copy of $T/basic.rpt (the file of the same process, pid 100): read once"
+
+# The same pid, parent and start time but another program (an exec in one
+# tick of a coarse clock, or processes of two pid namespaces): two
+# processes, both read.
+cp "$T/basic.rpt" "$T/basic_exec.rpt"
+printf X | dd of="$T/basic_exec.rpt" bs=1 seek=149 conv=notrunc 2>/dev/null
+run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/basic_exec.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,10,300,30,14.142,10,30,50,50,50,10,0,ok,,'
+grep -q "copy of" "$T/err" && { fail $LINENO "another program's file taken for a copy"; show "$T/err"; }
+
 # The table's summary lists both processes.
 run_cmd "$CS_CMD" report "$T/merge_a.rpt" "$T/merge_b.rpt"
 expect_status $LINENO 0

@@ -119,6 +119,21 @@ grep -qE '^  fake_fn +2 +13 +1 +12 +12 +14 +14 +14 +26$' "$T/err" ||
 grep -qE "run: $T/cp/r\.[0-9]+\.copy is a copy of $T/cp/r\.[0-9]+ \(the file of the same process, pid [0-9]+\): read once" "$T/err" ||
 	{ fail $LINENO "the copy not said"; show "$T/err"; }
 
+# A snapshot of the file taken while the program ran (state running),
+# under a name that sorts first: the finished file is read, not the
+# snapshot (which lacks the calls made since; the file was skipped as its
+# copy).
+mkdir "$T/snap"
+run_cmd "$CS_CMD" run -o "$T/snap/r.%p" -- sh -c \
+	'"$1" --fake-shim 0 & p=$!; wait $p; cp "$2/r.$p" "$2/r.0snap" &&
+	printf "\000\001" | dd of="$2/r.0snap" bs=1 seek=31 conv=notrunc 2>/dev/null' \
+	sh "$MKFIXTURE" "$T/snap"
+expect_status $LINENO 0
+expect_err $LINENO "(1 report file in $T/snap)"
+grep -qE "run: $T/snap/r\.0snap is a copy of $T/snap/r\.[0-9]+ \(the file of the same process, pid [0-9]+\): read once" "$T/err" ||
+	{ fail $LINENO "the snapshot not said, or read"; show "$T/err"; }
+grep -q incomplete "$T/err" && { fail $LINENO "the snapshot was read"; show "$T/err"; }
+
 # The default output pattern: the current directory.
 (cd "$T/runs" && "$CS_CMD" run -- "$MKFIXTURE" --fake-shim 0) >"$T/out" 2>"$T/err"
 status=$?

@@ -1259,6 +1259,61 @@ static void test_series_percentile(void)
 	CU_ASSERT_EQUAL(cs_whist_lower(cs_whist_index(1000)), 960);
 }
 
+/* Files of one process among others' (cs_reader_copies): each is read
+ * for the one that got furthest (more blocks, then finished), the first
+ * of those alike; files of other processes and unread headers stay. */
+static void test_copies(void)
+{
+	static const struct {
+		int line;
+		uint32_t pid;
+		uint64_t used;
+		uint32_t state;
+		const char *program;
+		size_t keep;
+	} cases[] = {
+		{__LINE__, 7, 100, CS_STATE_RUNNING, "/bin/a", 4}, /* snapshot */
+		{__LINE__, 8, 100, CS_STATE_COMPLETE, "/bin/a", 1}, /* another pid */
+		{__LINE__, 7, 100, CS_STATE_RUNNING, "/bin/b", 2}, /* another program */
+		{__LINE__, 7, 100, CS_STATE_RUNNING, NULL, 3}, /* not read */
+		{__LINE__, 7, 100 | CS_USED_SEALED, CS_STATE_COMPLETE, "/bin/a", 4},
+		{__LINE__, 7, 100, CS_STATE_COMPLETE, "/bin/a", 4}, /* cp of 4 */
+		{__LINE__, 7, 60, CS_STATE_COMPLETE, "/bin/a", 4}, /* older */
+		{__LINE__, 8, 100, CS_STATE_COMPLETE, "/bin/a", 1}, /* cp of 1 */
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	struct cs_file_header h[N];
+	const struct cs_file_header *hp[N];
+	size_t keep[N], i;
+
+	memset(h, 0, sizeof(h));
+	for (i = 0; i < N; i++) {
+		h[i].pid = cases[i].pid;
+		h[i].ppid = 1;
+		h[i].start_ns = 1000;
+		h[i].session = 5;
+		h[i].used = cases[i].used;
+		h[i].state = cases[i].state;
+		snprintf(h[i].program, sizeof(h[i].program), "%s",
+			 cases[i].program ? cases[i].program : "");
+		hp[i] = cases[i].program ? &h[i] : NULL;
+	}
+	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, N, keep), 0);
+	for (i = 0; i < N; i++) {
+		if (keep[i] != cases[i].keep)
+			printf("\nline %d: keep %zu, want %zu\n", cases[i].line, keep[i],
+			       cases[i].keep);
+		CU_ASSERT_EQUAL(keep[i], cases[i].keep);
+	}
+	/* a start time of 0 (none): never a copy */
+	h[1] = h[0];
+	h[0].start_ns = h[1].start_ns = 0;
+	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, 2, keep), 0);
+	CU_ASSERT_EQUAL(keep[0], 0);
+	CU_ASSERT_EQUAL(keep[1], 1);
+	CU_ASSERT_EQUAL(cs_reader_copies(hp, 0, keep), 0);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1283,6 +1338,7 @@ int main(void)
 	CU_add_test(s, "refusal blocks", test_refusals);
 	CU_add_test(s, "note blocks", test_notes);
 	CU_add_test(s, "aggregates that cannot be their calls'", test_aggregates);
+	CU_add_test(s, "copies of one process's file", test_copies);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
