@@ -82,3 +82,17 @@ env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -q -e tsc -t rt_leaf -o "$T/sigign.cs
 	[ "$(ignored "$T/sigign.plain2")" != "$(ignored "$T/sigign.plain")" ] ||
 	fail "SIGPIPE ignored by the parent: $(ignored "$T/sigign.run2") under cacheshim run, $(ignored "$T/sigign.plain2") without"
 echo "the program's ignored signals are its own"
+
+# The program killed by SIGPIPE: the launcher, which ignores it for
+# itself, dies of it too, not exit 141 (perl tells the two apart), as a
+# shell would see the program end without cacheshim.  Not when the test
+# started with SIGPIPE ignored: the program inherits that and lives.
+death_sig() { perl -e 'system { $ARGV[0] } @ARGV; print $? & 127, "\n"' -- "$@"; }
+if [ $(( 0x$(ignored /proc/self/status) >> 12 & 1 )) = 0 ]; then
+	plain=$(death_sig sh -c 'kill -PIPE $$')
+	got=$(death_sig env CACHESHIM_LIB="$CS_SHIM" "$CS_CMD" run -q -e tsc -t rt_leaf \
+		-o "$T/pipedeath.csr" -- sh -c 'kill -PIPE $$' 2>"$T/pipedeath.err")
+	[ "$plain" = 13 ] && [ "$got" = 13 ] ||
+		fail "killed by SIGPIPE: the launcher's death signal $got, without it $plain"
+	echo "a program killed by SIGPIPE: so is the launcher"
+fi
