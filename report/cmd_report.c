@@ -122,7 +122,7 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 			       f->damage);
 		ret = 1;
 	}
-	if (f->nmerging)
+	if (f->nmerging && !r->targets_only)
 		cs_warn("%s: %u series over time not shown: their windows were being merged "
 			"when the program ended",
 			path, f->nmerging);
@@ -135,8 +135,9 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 	} else if (merged) {
 		cs_err("out of memory while merging %s", path);
 		ret = -1;
-	} else if (f->nseries) {
-		/* The series are read from the file's own blocks. */
+	} else if (f->nseries && !r->targets_only) {
+		/* The series are read from the file's own blocks (not for
+		 * the launcher's end-of-run check, which shows none). */
 		if (cs_merge_keep(r, f) == 0)
 			return ret;
 		cs_err("out of memory while merging %s", path);
