@@ -147,6 +147,33 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 	return ret;
 }
 
+int cs_report_add_files(struct cs_report *r, char *const *paths,
+			const struct cs_file_header *hdr, const size_t *keep, const int *same,
+			size_t n)
+{
+	int ret, worst = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (same && same[i] >= 0) {
+			cs_warn("%s is the same file as %s: read once", paths[i], paths[same[i]]);
+			continue;
+		}
+		if (keep[i] != i) {
+			cs_warn("%s is a copy of %s (the file of the same process, pid %u): read "
+				"once",
+				paths[i], paths[keep[i]], hdr[i].pid);
+			continue;
+		}
+		ret = cs_report_add_file(r, paths[i]);
+		if (ret < 0)
+			worst = -1;
+		else if (ret > 0 && worst == 0)
+			worst = 1;
+	}
+	return worst;
+}
+
 /* Loads every file; reports every unreadable one before giving up, so
  * that one run shows all of them.  Returns 0, 1 when some file was
  * damaged (its readable part is in r) or -1 when some file could not be
@@ -159,7 +186,7 @@ static int load_all(struct cs_report *r, char **paths, int n)
 	size_t *keep = calloc((size_t)n, sizeof(*keep));
 	int *same = calloc((size_t)n, sizeof(*same));
 	unsigned char *statted = calloc((size_t)n, 1);
-	int i, j, ret, worst = 0;
+	int i, j, worst = 0;
 
 	if (!hdr || !hp || !st || !keep || !same || !statted) {
 		cs_err("out of memory");
@@ -187,23 +214,7 @@ static int load_all(struct cs_report *r, char **paths, int n)
 		worst = -1;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		if (same[i] >= 0) {
-			cs_warn("%s is the same file as %s: read once", paths[i], paths[same[i]]);
-			continue;
-		}
-		if (keep[i] != (size_t)i) {
-			cs_warn("%s is a copy of %s (the file of the same process, pid %u): read "
-				"once",
-				paths[i], paths[keep[i]], hdr[i].pid);
-			continue;
-		}
-		ret = cs_report_add_file(r, paths[i]);
-		if (ret < 0)
-			worst = -1;
-		else if (ret > 0 && worst == 0)
-			worst = 1;
-	}
+	worst = cs_report_add_files(r, paths, hdr, keep, same, (size_t)n);
 out:
 	free(hdr);
 	free(hp);

@@ -1012,6 +1012,15 @@ void cs_formulas_csv(FILE *out, const struct cs_report *r, const struct cs_formu
  * damaged (its readable part is merged) or -1 when it could not be read
  * or merged. */
 int cs_report_add_file(struct cs_report *r, const char *path);
+/* cmd_report.c: cs_report_add_file for each of the n files at paths but
+ * those said and skipped: named twice (same[i] >= 0, the index of the
+ * same file before it; same may be NULL) or a copy of another file of
+ * the same process (keep[i] != i: cs_reader_copies, of headers hdr).
+ * Returns 0, 1 when some file was damaged or -1 when some file could not
+ * be read. */
+int cs_report_add_files(struct cs_report *r, char *const *paths,
+			const struct cs_file_header *hdr, const size_t *keep, const int *same,
+			size_t n);
 /* The subcommands: argv[0] is the command's name, options follow.  Each
  * returns the exit status of cacheshim (CS_EXIT_*; run: the program's,
  * or 126/127 when it could not be executed; run may instead kill itself

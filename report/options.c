@@ -396,18 +396,10 @@ static int add_path(struct cs_report *r, const char *path)
 		cs_err("%s: no report files in this directory", path);
 		worst = -1;
 	}
-	for (i = 0; i < nfiles; i++) {
-		if (keep[i] != i) {
-			cs_warn("%s is a copy of %s (the file of the same process, pid %u): read "
-				"once",
-				files[i], files[keep[i]], hdr[i].pid);
-			continue;
-		}
-		ret = cs_report_add_file(r, files[i]);
-		if (ret < 0)
-			worst = -1;
-		else if (ret > 0 && worst == 0)
-			worst = 1;
+	if (nfiles) {
+		ret = cs_report_add_files(r, files, hdr, keep, NULL, nfiles);
+		if (ret < 0 || worst == 0)
+			worst = ret;
 	}
 	for (i = 0; files && files[i]; i++)
 		free(files[i]);
