@@ -827,8 +827,8 @@ static int is_jmp_of(const struct out *o, size_t start, const struct insn *x)
  * callee's return found the return stack predictor one entry off, and so
  * did every return after it up the call chain: a target whose relocated
  * prologue holds a call cost ~20 ns more per call (16 against 9 ns a call
- * in a micro-benchmark; outer() calling inner(): 84 against 63 ns per
- * wrapped call of outer, docs/performance.md).  Registers and flags stay
+ * in a micro-benchmark; outer() calling inner(): 83-87 against 70-75 ns
+ * per wrapped call of outer, docs/performance.md).  Registers and flags stay
  * untouched. */
 static int put_return_address(struct out *o, uint64_t ret)
 {
