@@ -209,7 +209,7 @@ static int load_all(struct cs_report *r, char **paths, int n)
 		if (same[i] < 0 && cs_reader_peek(paths[i], &hdr[i]) == 0)
 			hp[i] = &hdr[i];
 	}
-	if (cs_reader_copies(hp, (size_t)n, keep)) {
+	if (cs_reader_copies(hp, (const char *const *)paths, (size_t)n, keep)) {
 		cs_err("out of memory");
 		worst = -1;
 		goto out;

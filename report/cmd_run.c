@@ -380,6 +380,7 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	struct cs_file_header h;
 	struct dirent *de;
 	const struct cs_file_header **hp;
+	const char **paths;
 	struct run_file *files = NULL, *nf;
 	char *path, *glob;
 	size_t n = 0, i, merged = 0, len, *keep;
@@ -423,10 +424,13 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 	 * twice: the one that got furthest is read (a snapshot named first
 	 * lost the calls made since). */
 	hp = malloc((n ? n : 1) * sizeof(*hp));
+	paths = malloc((n ? n : 1) * sizeof(*paths));
 	keep = malloc((n ? n : 1) * sizeof(*keep));
-	for (i = 0; hp && i < n; i++)
+	for (i = 0; hp && paths && i < n; i++) {
 		hp[i] = &files[i].h;
-	if (!hp || !keep || cs_reader_copies(hp, n, keep)) {
+		paths[i] = files[i].path;
+	}
+	if (!hp || !paths || !keep || cs_reader_copies(hp, paths, n, keep)) {
 		cs_err("out of memory");
 	} else {
 		for (i = 0; i < n; i++) {
@@ -439,6 +443,7 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 		}
 	}
 	free(hp);
+	free(paths);
 	free(keep);
 	for (i = 0; i < n; i++)
 		free(files[i].path);

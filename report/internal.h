@@ -188,9 +188,12 @@ int cs_reader_same_writer(const struct cs_file_header *a, const struct cs_file_h
  * to the index of the file to read for i's process: i, or another file of
  * the same writer (cs_reader_same_writer) that got further (more blocks
  * reserved, or as many and finished where i was not: a snapshot taken
- * while the file was written lacks the calls made since), the first one
- * of those that got equally far.  Returns 0 or -ENOMEM. */
-int cs_reader_copies(const struct cs_file_header *const *hdr, size_t n, size_t *keep);
+ * while the file was written lacks the calls made since; neither
+ * finished, with paths (the files', or NULL: headers only), the one that
+ * had entered more calls, read for it), the first one of those that got
+ * equally far.  Returns 0 or -ENOMEM. */
+int cs_reader_copies(const struct cs_file_header *const *hdr, const char *const *paths, size_t n,
+		     size_t *keep);
 /* Frees f and everything it owns; NULL is fine. */
 void cs_reader_free(struct cs_file *f);
 /* Returns 1 when the values of event ev at site s are measurements: the

@@ -388,7 +388,7 @@ static int add_path(struct cs_report *r, const char *path)
 	keep = calloc(nfiles + 1, sizeof(*keep));
 	for (i = 0; hp && i < nfiles; i++)
 		hp[i] = &hdr[i];
-	if (worst || !hp || !keep || cs_reader_copies(hp, nfiles, keep)) {
+	if (worst || !hp || !keep || cs_reader_copies(hp, (const char *const *)files, nfiles, keep)) {
 		cs_err("out of memory");
 		worst = -1;
 		nfiles = 0;

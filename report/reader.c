@@ -1407,6 +1407,52 @@ struct writer_ref {
 	size_t i;
 };
 
+/* The calls the file at path had entered (its sites' and those it lost),
+ * which only grow while its writer runs, also between two blocks; 0 when
+ * it cannot be read. */
+static uint64_t entered(const char *path)
+{
+	struct cs_file *f;
+	char err[256];
+	uint64_t n;
+	size_t i;
+
+	if (cs_reader_load(path, &f, err, sizeof(err)) != 0)
+		return 0;
+	n = f->hdr->lost_calls;
+	for (i = 0; i < f->nsites; i++)
+		n += f->sites[i]->entered;
+	cs_reader_free(f);
+	return n;
+}
+
+/* Of the files v[g, e) of one writer, those that got as far as v[best] by
+ * their headers, none finished (a running file and a snapshot of it, or a
+ * killed writer's: a long run reserves no block for seconds while its
+ * calls go on in those it has): the index of the one that had entered the
+ * most calls, the first of those alike.  best when it is alone. */
+static size_t most_entered(const struct writer_ref *v, size_t g, size_t e, size_t best,
+			   const char *const *paths)
+{
+	uint64_t most = 0, n;
+	size_t j, pick = best, alike = 0;
+
+	for (j = g; j < e; j++)
+		alike += !further(v[best].h, v[j].h);
+	if (alike < 2)
+		return best;
+	for (j = g; j < e; j++) {
+		if (further(v[best].h, v[j].h))
+			continue;
+		n = entered(paths[v[j].i]);
+		if (j == best || n > most) {
+			most = n;
+			pick = j;
+		}
+	}
+	return pick;
+}
+
 /* By writer (cs_reader_same_writer's fields), then by index. */
 static int cmp_writer(const void *a, const void *b)
 {
@@ -1427,7 +1473,8 @@ static int cmp_writer(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-int cs_reader_copies(const struct cs_file_header *const *hdr, size_t n, size_t *keep)
+int cs_reader_copies(const struct cs_file_header *const *hdr, const char *const *paths, size_t n,
+		     size_t *keep)
 {
 	struct writer_ref *v;
 	size_t i, k = 0, g, best;
@@ -1448,6 +1495,8 @@ int cs_reader_copies(const struct cs_file_header *const *hdr, size_t n, size_t *
 		for (i = g + 1; i < k && cs_reader_same_writer(v[g].h, v[i].h); i++)
 			if (further(v[i].h, v[best].h))
 				best = i;
+		if (paths && v[best].h->state != CS_STATE_COMPLETE)
+			best = most_entered(v, g, i, best, paths);
 		while (g < i)
 			keep[v[g++].i] = v[best].i;
 	}

@@ -19,7 +19,10 @@
  *                        plays the shim of a program under `cacheshim run`:
  *                        writes a report file where CACHESHIM_OUTPUT says,
  *                        with CACHESHIM_SESSION, then exits with STATUS, or
- *                        kills itself with signal -STATUS.
+ *                        kills itself with signal -STATUS; with
+ *                        CS_FAKE_SNAPSHOT, a copy of the file as it was
+ *                        after its first call there (running, no block
+ *                        reserved since).
  */
 
 static const struct fx_event ev2[] = {
@@ -108,6 +111,33 @@ static int snapshot(uint64_t start_ns)
 	fx_header(f)->start_ns = start_ns;
 	ret = fx_write(f, out("basic_snap.rpt"), 0, 0);
 	fx_free(f);
+	return ret;
+}
+
+/* basic_early.rpt and basic_live.rpt: basic.rpt's process still running,
+ * copied twice with no block reserved in between (its calls went on in the
+ * blocks it had, as a long run's do for seconds): the same header, but
+ * the second had entered one call more (at the first site). */
+static int live_pair(uint64_t start_ns)
+{
+	static const char *const name[] = {"basic_early.rpt", "basic_live.rpt"};
+	struct fx *f;
+	size_t off;
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		f = basic();
+		fx_header(f)->start_ns = start_ns;
+		for (off = CS_HEADER_SIZE; i && off < f->len;
+		     off += ((struct cs_block *)fx_at(f, off))->size) {
+			if (((struct cs_block *)fx_at(f, off))->type == CS_BLOCK_SITE) {
+				call2(f, off, 30, 0);
+				break;
+			}
+		}
+		ret |= fx_write(f, out(name[i]), 0, 0);
+		fx_free(f);
+	}
 	return ret;
 }
 
@@ -1008,6 +1038,7 @@ static int fake_shim(int status)
 {
 	const char *pattern = getenv("CACHESHIM_OUTPUT");
 	const char *session = getenv("CACHESHIM_SESSION");
+	const char *snap = getenv("CS_FAKE_SNAPSHOT");
 	char path[4096];
 	struct fx *f;
 	uint32_t m, t;
@@ -1028,6 +1059,8 @@ static int fake_shim(int status)
 	t = fx_target(f, "fake_fn", m, 0, CS_HOOK_GOT);
 	s = fx_site(f, t, (uint32_t)getpid(), m, 0x10, CS_KEY_NONE);
 	call2(f, s, 12, 1);
+	if (snap && snap[0] && fx_write(f, snap, 0, 0))
+		return 100;
 	call2(f, s, 14, 1);
 	if (fx_write(f, path, status >= 0, 0))
 		return 100;
@@ -1117,6 +1150,7 @@ int main(int argc, char **argv)
 	f = basic();
 	ret = fx_write(f, out("basic.rpt"), 1, 0);
 	ret |= snapshot(fx_header(f)->start_ns);
+	ret |= live_pair(fx_header(f)->start_ns);
 	fx_free(f);
 	ret |= versions();
 	ret |= huge();

@@ -74,6 +74,18 @@ csv_pick function,calls_a,calls_b,status
 expect_line $LINENO "$T/out" 'work,4,4,ok'
 expect_err $LINENO "$T/runc/2.out is a copy of $T/runc/1.out (the file of the same process"
 
+# Of two snapshots of a running file alike by their headers (no block
+# reserved between them), the one that had entered more calls, named
+# second here: the first named was read.
+mkdir "$T/runl"
+cp "$T/basic_early.rpt" "$T/runl/1.out"
+cp "$T/basic_live.rpt" "$T/runl/2.out"
+run_cmd "$CS_CMD" report -f csv --diff "$T/runl" "$T/basic.rpt" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b
+expect_line $LINENO "$T/out" 'malloc,9,8'
+expect_err $LINENO "$T/runl/1.out is a copy of $T/runl/2.out (the file of the same process"
+
 # A --function or --module glob that matches nothing in either run is an
 # error, as without --diff (it printed empty tables with exit 0); one that
 # matches in one run only is not.

@@ -79,6 +79,19 @@ expect_status $LINENO 0
 expect_line $LINENO "$T/out" '"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,'
 expect_err $LINENO "cacheshim: warning: $T/basic_snap.rpt is a copy of $T/basic.rpt (the file of the same process, pid 100): read once"
 
+# Two snapshots of a running file between which no block was reserved
+# (its calls went on in the blocks it had; a long run reserves none for
+# seconds): alike by their headers, the one that had entered more calls is
+# read, whichever is named first.  The first named was, and the calls
+# made since were lost, the live file said to be a copy of the snapshot.
+for order in "basic_early.rpt basic_live.rpt" "basic_live.rpt basic_early.rpt"; do
+	set -- $order
+	run_cmd "$CS_CMD" report -f csv "$T/$1" "$T/$2"
+	expect_status $LINENO 0
+	expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,6,180,30,12.91,10,30,50,50,50,6,0,ok,,'
+	expect_err $LINENO "cacheshim: warning: $T/basic_early.rpt is a copy of $T/basic_live.rpt (the file of the same process, pid 100): read once"
+done
+
 # The same pid, parent and start time but another program (an exec in one
 # tick of a coarse clock, or processes of two pid namespaces): two
 # processes, both read.

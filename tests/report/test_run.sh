@@ -217,6 +217,19 @@ for sig in TERM KILL SEGV; do
 	expect_err $LINENO "fake_fn"
 done
 
+# Killed, its file running, with a snapshot taken while it ran under a
+# name that sorts first, no block reserved since: alike by their headers,
+# the file, which had entered the call made since, is read (the snapshot
+# was, and the file skipped as its copy).
+mkdir "$T/killsnap"
+run_cmd env CS_FAKE_SNAPSHOT="$T/killsnap/r.0snap" "$CS_CMD" run -o "$T/killsnap/r.%p" -- \
+	"$MKFIXTURE" --fake-shim -9
+expect_status $LINENO 137
+expect_err $LINENO "(1 report file in $T/killsnap)"
+grep -qE '^  fake_fn +2 +13 ' "$T/err" || { fail $LINENO "the snapshot was read"; show "$T/err"; }
+grep -qE "run: $T/killsnap/r\.0snap is a copy of $T/killsnap/r\.[0-9]+ \(the file of the same process, pid [0-9]+\): read once" "$T/err" ||
+	{ fail $LINENO "the snapshot not said"; show "$T/err"; }
+
 # Killed by a signal glibc keeps for itself (32 and 33: its raise and
 # sigaction refuse them; a program of another libc may die of one): the
 # launcher still dies of it, not exit 128+N (perl tells the two apart).

@@ -1298,7 +1298,7 @@ static void test_copies(void)
 			 cases[i].program ? cases[i].program : "");
 		hp[i] = cases[i].program ? &h[i] : NULL;
 	}
-	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, N, keep), 0);
+	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, NULL, N, keep), 0);
 	for (i = 0; i < N; i++) {
 		if (keep[i] != cases[i].keep)
 			printf("\nline %d: keep %zu, want %zu\n", cases[i].line, keep[i],
@@ -1308,10 +1308,10 @@ static void test_copies(void)
 	/* a start time of 0 (none): never a copy */
 	h[1] = h[0];
 	h[0].start_ns = h[1].start_ns = 0;
-	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, 2, keep), 0);
+	CU_ASSERT_EQUAL_FATAL(cs_reader_copies(hp, NULL, 2, keep), 0);
 	CU_ASSERT_EQUAL(keep[0], 0);
 	CU_ASSERT_EQUAL(keep[1], 1);
-	CU_ASSERT_EQUAL(cs_reader_copies(hp, 0, keep), 0);
+	CU_ASSERT_EQUAL(cs_reader_copies(hp, NULL, 0, keep), 0);
 }
 
 int main(void)
