@@ -1473,6 +1473,27 @@ static int cmp_writer(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* Of the finished files tied with v[best] in the group [g, end), the one
+ * the file system holds whole (a partial copy of a finished file, cp cut
+ * short, is shorter than its header's used bytes: named first, it was
+ * read as damaged and the whole file skipped); best when none is. */
+static size_t first_whole(const struct writer_ref *v, size_t g, size_t end, size_t best,
+			  const char *const *paths)
+{
+	uint64_t used = v[best].h->used & ~CS_USED_SEALED;
+	struct stat st;
+	size_t i;
+
+	for (i = g; i < end; i++) {
+		/* In name order; the first of the ties is best itself. */
+		if (i != best && (further(v[best].h, v[i].h) || further(v[i].h, v[best].h)))
+			continue;
+		if (stat(paths[v[i].i], &st) == 0 && (uint64_t)st.st_size >= used)
+			return i;
+	}
+	return best;
+}
+
 int cs_reader_copies(const struct cs_file_header *const *hdr, const char *const *paths, size_t n,
 		     size_t *keep)
 {
@@ -1497,6 +1518,8 @@ int cs_reader_copies(const struct cs_file_header *const *hdr, const char *const 
 				best = i;
 		if (paths && v[best].h->state != CS_STATE_COMPLETE)
 			best = most_entered(v, g, i, best, paths);
+		else if (paths)
+			best = first_whole(v, g, i, best, paths);
 		while (g < i)
 			keep[v[g++].i] = v[best].i;
 	}

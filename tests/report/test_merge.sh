@@ -79,6 +79,16 @@ expect_status $LINENO 0
 expect_line $LINENO "$T/out" '"odd,""name",0xabc,?,tsc,1,3,3,0,3,3,3,3,3,1,0,ok,,'
 expect_err $LINENO "cacheshim: warning: $T/basic_snap.rpt is a copy of $T/basic.rpt (the file of the same process, pid 100): read once"
 
+# A copy of the finished file cut short (cp interrupted), named first: the
+# whole file is read.  The cut one was, as damaged (status 1), and the
+# whole one skipped as its copy.
+head -c 60000 "$T/basic.rpt" >"$T/basic_cut.rpt"
+run_cmd "$CS_CMD" report -f csv "$T/basic_cut.rpt" "$T/basic.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/basic_cut.rpt is a copy of $T/basic.rpt (the file of the same process, pid 100): read once"
+grep -q damaged "$T/err" && { fail $LINENO "the cut copy was read"; show "$T/err"; }
+
 # Two snapshots of a running file between which no block was reserved
 # (its calls went on in the blocks it had; a long run reserves none for
 # seconds): alike by their headers, the one that had entered more calls is
