@@ -1037,7 +1037,7 @@ static int judge_file(const char *path, const struct cs_calib_params *p, const c
 		printf("cacheshim calibrate: verdicts of %s (default kernel parameters)\n\n", path);
 	print_results(stdout, r, p, &g, only, csv);
 	cs_merge_free(r);
-	return fflush(stdout) == 0 ? CS_EXIT_OK : CS_EXIT_FAIL;
+	return cs_util_stdout_done();
 }
 
 int cs_cmd_calibrate(int argc, char **argv)
@@ -1100,7 +1100,7 @@ int cs_cmd_calibrate(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		default:
 			usage(stderr);
 			return CS_EXIT_USAGE;
@@ -1192,5 +1192,5 @@ int cs_cmd_calibrate(int argc, char **argv)
 	print_geometry(stdout, &g, csv);
 	print_results(stdout, r, &p, &g, NULL, csv);
 	cs_merge_free(r);
-	return fflush(stdout) == 0 ? CS_EXIT_OK : CS_EXIT_FAIL;
+	return cs_util_stdout_done();
 }

@@ -362,8 +362,7 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 			putchar('\n');
 		}
 	}
-	fflush(stdout);
-	return ferror(stdout) ? CS_EXIT_FAIL : CS_EXIT_OK;
+	return cs_util_stdout_done();
 }
 
 /* The presets of pi's recipe and their sizes, after a full listing. */
@@ -403,7 +402,7 @@ int cs_cmd_list(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		default:
 			usage(stderr);
 			return CS_EXIT_USAGE;
@@ -481,6 +480,5 @@ int cs_cmd_list(int argc, char **argv)
 	cs_pfm.terminate();
 	if (shown == 0 && f.pattern)
 		cs_warn("list: no event matches '%s'", f.pattern);
-	fflush(stdout);
-	return ferror(stdout) ? CS_EXIT_FAIL : CS_EXIT_OK;
+	return cs_util_stdout_done();
 }

@@ -310,7 +310,7 @@ int cs_cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		default:
 			ret = cs_options_parse(&args, c, optarg);
 			if (ret == 0)

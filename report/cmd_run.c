@@ -946,7 +946,7 @@ int cs_cmd_run(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		default:
 			usage(stderr);
 			return CS_EXIT_USAGE;

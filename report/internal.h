@@ -60,6 +60,10 @@ char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len);
 /* s escaped (cs_util_escape_ctl), whole, in a malloc'd string; NULL when
  * out of memory. */
 char *cs_util_escape_dup(const char *s);
+/* CS_EXIT_OK once all that was printed on stdout reached it; else says
+ * so on stderr and returns CS_EXIT_FAIL: help or a listing into a full
+ * disk or a closed pipe must not end as a success. */
+int cs_util_stdout_done(void);
 /* Length of the valid UTF-8 character at s (1 for ASCII, up to 4), 0 when
  * s does not start one. */
 int cs_util_utf8_len(const char *s);

@@ -47,11 +47,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		case 'V':
 			printf("cacheshim %s (report format version %u)\n", PACKAGE_VERSION,
 			       CS_FORMAT_VERSION);
-			return CS_EXIT_OK;
+			return cs_util_stdout_done();
 		default:
 			usage(stderr);
 			return CS_EXIT_USAGE;
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[optind], "help") == 0) {
 		usage(stdout);
-		return CS_EXIT_OK;
+		return cs_util_stdout_done();
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) == 0) {

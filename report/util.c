@@ -279,6 +279,21 @@ int cs_util_check_dir(const char *what, const char *path)
 	return err ? -1 : 0;
 }
 
+int cs_util_stdout_done(void)
+{
+	/* fflush says why (ENOSPC, EPIPE with SIGPIPE ignored, EBADF); an
+	 * earlier failed flush left only the stream's error flag. */
+	int err = fflush(stdout) != 0 ? errno : 0;
+
+	if (!err && !ferror(stdout))
+		return CS_EXIT_OK;
+	if (err)
+		cs_err("cannot write to standard output: %s", strerror(err));
+	else
+		cs_err("cannot write to standard output");
+	return CS_EXIT_FAIL;
+}
+
 int cs_util_utf8_len(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

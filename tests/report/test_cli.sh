@@ -49,4 +49,33 @@ check $LINENO 2 err "usage: cacheshim report" report -f
 # Options after the file names work too.
 check $LINENO 0 out "free,*,*,tsc" report "$T/basic.rpt" --format csv --by function
 
+# Help, the version and listings into a full disk, a closed stdout or a
+# pipe whose reader is gone (SIGPIPE ignored, as under some harnesses):
+# one line on stderr and status 1, never a silent success.
+for args in --help --version help "run --help" "report --help" "list --help" \
+	"calibrate --help" list; do
+	status=0
+	# shellcheck disable=SC2086 # words of args are the arguments
+	"$CS_CMD" $args >/dev/full 2>"$T/err" || status=$?
+	expect_status "$LINENO ($args, /dev/full)" 1
+	grep -qx "cacheshim: cannot write to standard output: No space left on device" "$T/err" ||
+		{ fail $LINENO "cacheshim $args >/dev/full: no write error said"; show "$T/err"; }
+	status=0
+	# shellcheck disable=SC2086
+	"$CS_CMD" $args >&- 2>"$T/err" || status=$?
+	expect_status "$LINENO ($args, stdout closed)" 1
+	grep -q "^cacheshim: cannot write to standard output" "$T/err" ||
+		{ fail $LINENO "cacheshim $args >&-: no write error said"; show "$T/err"; }
+done
+status=0
+(
+	trap '' PIPE
+	# The reader is gone before list writes (true exits at once).
+	{ sleep 0.3; "$CS_CMD" list 2>"$T/err"; } | true
+	exit "${PIPESTATUS[0]}"
+) || status=$?
+expect_status "$LINENO (list into a closed pipe)" 1
+grep -qx "cacheshim: cannot write to standard output: Broken pipe" "$T/err" ||
+	{ fail $LINENO "list into a closed pipe: no write error said"; show "$T/err"; }
+
 finish
