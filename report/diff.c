@@ -477,8 +477,7 @@ out:
 	free(lines);
 	free(ev);
 	if (!ret) {
-		fflush(out);
-		ret = ferror(out) ? -EIO : 0;
+		ret = cs_util_flushed(out);
 	}
 	return ret;
 }

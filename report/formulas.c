@@ -434,5 +434,5 @@ int cs_formulas_table(FILE *out, const struct cs_report *r, struct cs_symbols *s
 	free(lines);
 	free(rows);
 	free(d);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

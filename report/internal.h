@@ -60,6 +60,9 @@ char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len);
 /* s escaped (cs_util_escape_ctl), whole, in a malloc'd string; NULL when
  * out of memory. */
 char *cs_util_escape_dup(const char *s);
+/* 0 once all that was printed on out reached it, else -errno of the
+ * failed write (-EIO when no longer known). */
+int cs_util_flushed(FILE *out);
 /* CS_EXIT_OK once all that was printed on stdout reached it; else says
  * so on stderr and returns CS_EXIT_FAIL: help or a listing into a full
  * disk or a closed pipe must not end as a success. */

@@ -243,6 +243,5 @@ int cs_csv_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 	free(order);
 	cs_view_free(v);
 	free(d);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

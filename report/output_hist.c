@@ -283,6 +283,5 @@ int cs_hist_print(FILE *out, const struct cs_report *r, const struct cs_output_o
 	}
 	if (!shown)
 		fputs("\nno events recorded\n", out);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

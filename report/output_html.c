@@ -73,6 +73,5 @@ int cs_html_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 	fputs("</script>\n<script>\n", out);
 	fputs(cs_html_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

@@ -522,6 +522,5 @@ int cs_json_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms,
 	free(view);
 	if (ret)
 		return ret;
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

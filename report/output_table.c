@@ -626,8 +626,7 @@ int cs_table_print(FILE *out, const struct cs_report *r, struct cs_symbols *syms
 			refused, refused == 1 ? "" : "s");
 	if (!o->no_notes)
 		cs_table_notes(out, r);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }
 
 void cs_table_notes(FILE *out, const struct cs_report *r)

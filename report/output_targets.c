@@ -181,8 +181,7 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r, int raw_names)
 	if (n == 0) {
 		fputs("no targets recorded\n", out);
 		free(all);
-		fflush(out);
-		return ferror(out) ? -EIO : 0;
+		return cs_util_flushed(out);
 	}
 	cells = calloc(n * TC_N, sizeof(*cells));
 	if (!cells) {
@@ -229,8 +228,7 @@ int cs_targets_print_table(FILE *out, const struct cs_report *r, int raw_names)
 	free(all);
 	if (ret)
 		return ret;
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }
 
 int cs_targets_print_csv(FILE *out, const struct cs_report *r)
@@ -257,6 +255,5 @@ int cs_targets_print_csv(FILE *out, const struct cs_report *r)
 		fputc('\n', out);
 	}
 	free(v);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

@@ -369,8 +369,7 @@ int cs_series_print_table(FILE *out, const struct cs_report *r, int raw_names)
 	}
 	free(cell);
 	cs_series_lines_free(lines, n);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }
 
 /* The first 8 columns are the contract of the series CSV; new ones go at
@@ -412,6 +411,5 @@ int cs_series_print_csv(FILE *out, const struct cs_report *r)
 		}
 	}
 	cs_series_lines_free(lines, n);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return cs_util_flushed(out);
 }

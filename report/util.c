@@ -279,18 +279,23 @@ int cs_util_check_dir(const char *what, const char *path)
 	return err ? -1 : 0;
 }
 
+int cs_util_flushed(FILE *out)
+{
+	/* fflush says why (ENOSPC, EPIPE with SIGPIPE ignored, EBADF): it
+	 * writes again what an earlier failed flush left in the buffer.  With
+	 * nothing left, only the stream's error flag tells. */
+	if (fflush(out) != 0)
+		return errno ? -errno : -EIO;
+	return ferror(out) ? -EIO : 0;
+}
+
 int cs_util_stdout_done(void)
 {
-	/* fflush says why (ENOSPC, EPIPE with SIGPIPE ignored, EBADF); an
-	 * earlier failed flush left only the stream's error flag. */
-	int err = fflush(stdout) != 0 ? errno : 0;
+	int err = cs_util_flushed(stdout);
 
-	if (!err && !ferror(stdout))
+	if (!err)
 		return CS_EXIT_OK;
-	if (err)
-		cs_err("cannot write to standard output: %s", strerror(err));
-	else
-		cs_err("cannot write to standard output");
+	cs_err("cannot write to standard output: %s", strerror(-err));
 	return CS_EXIT_FAIL;
 }
 

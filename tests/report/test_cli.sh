@@ -67,6 +67,15 @@ for args in --help --version help "run --help" "report --help" "list --help" \
 	grep -q "^cacheshim: cannot write to standard output" "$T/err" ||
 		{ fail $LINENO "cacheshim $args >&-: no write error said"; show "$T/err"; }
 done
+# report says why too, whatever the format's size (an earlier failed
+# flush of a large one left only the stream's error flag).
+for fmt in table csv json html; do
+	status=0
+	"$CS_CMD" report -f $fmt "$T/bigseries.rpt" >/dev/full 2>"$T/err" || status=$?
+	expect_status "$LINENO (report -f $fmt, /dev/full)" 1
+	grep -qx "cacheshim: report: cannot write the report: No space left on device" "$T/err" ||
+		{ fail $LINENO "report -f $fmt >/dev/full: the cause not said"; show "$T/err"; }
+done
 status=0
 (
 	trap '' PIPE
