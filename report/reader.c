@@ -1434,18 +1434,20 @@ static uint64_t entered(const char *path)
 static size_t most_entered(const struct writer_ref *v, size_t g, size_t e, size_t best,
 			   const char *const *paths)
 {
-	uint64_t most = 0, n;
+	uint64_t most, n;
 	size_t j, pick = best, alike = 0;
 
 	for (j = g; j < e; j++)
 		alike += !further(v[best].h, v[j].h);
 	if (alike < 2)
 		return best;
+	/* best counts first: among those alike it is the first named. */
+	most = entered(paths[v[best].i]);
 	for (j = g; j < e; j++) {
-		if (further(v[best].h, v[j].h))
+		if (j == best || further(v[best].h, v[j].h))
 			continue;
 		n = entered(paths[v[j].i]);
-		if (j == best || n > most) {
+		if (n > most || (n == most && j < pick)) {
 			most = n;
 			pick = j;
 		}
