@@ -240,9 +240,14 @@ check output-odd output_odd
 # Root may write anywhere and count anything: the next cases run the
 # program as nobody (setpriv), so they need root and setpriv.
 AS_NOBODY=
+NOBODY_AWAY= # root, but nobody cannot reach the build tree
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
-	AS_NOBODY=(setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups --)
-	chmod 755 "$T"
+	if nobody_reaches "$R/prog_threads" "$R/.libs/libcsrobust.so" "$CS_SHIM"; then
+		AS_NOBODY=(setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups --)
+		chmod 755 "$T"
+	else
+		NOBODY_AWAY="the user nobody cannot read $R or $CS_SHIM (a parent directory's mode)"
+	fi
 fi
 
 # nobody_run NAME REGEX [VAR=VALUE...]: bad_run as nobody, in a directory
@@ -266,6 +271,8 @@ if [ -n "${AS_NOBODY[*]}" ]; then
 		'cannot create report file.*Permission denied' \
 		CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/ro/x.%p"
 	check output-unwritable-empty eval '[ -z "$(ls -A "$T/ro")" ] || fail "a file in $T/ro"'
+elif [ -n "$NOBODY_AWAY" ]; then
+	echo "SKIP (output-unwritable): $NOBODY_AWAY"
 else
 	# Not root: a directory without write permission stops us too.
 	mkdir "$T/ro"
@@ -282,7 +289,9 @@ fi
 # written (and restored on exit).
 PARANOID=/proc/sys/kernel/perf_event_paranoid
 old=$(cat $PARANOID 2>/dev/null || echo unknown)
-if [ -z "${AS_NOBODY[*]}" ]; then
+if [ -n "$NOBODY_AWAY" ]; then
+	echo "SKIP (perf-denied, paranoid3): $NOBODY_AWAY"
+elif [ -z "${AS_NOBODY[*]}" ]; then
 	echo "SKIP (perf-denied): needs root, setpriv and the user nobody"
 elif [ "$old" = unknown ]; then
 	echo "SKIP (perf-denied): no $PARANOID"
