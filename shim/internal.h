@@ -340,8 +340,10 @@ static inline uint64_t cs_site_hash(uint32_t tag, uint64_t callsite)
 
 extern __thread struct cs_thread *cs_tls_thread;
 /* threadstart.c: this thread's stack, learnt at its start (pthread_create
- * wrapped) or in the constructor (main thread); 0, 0 when unknown. */
-extern __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+ * wrapped) or in the constructor (main thread); 0, 0 when unknown.
+ * cs_tls_stack_floor: how far down it may grow when that is below
+ * cs_tls_stack_lo (the main thread without a stack limit), else 0. */
+extern __thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi, cs_tls_stack_floor;
 /* The main thread's stack [*lo, *hi) as glibc would say it, without
  * reading /proc/self/maps.  Returns 0 (nothing set) when it cannot tell. */
 int cs_main_stack(uint64_t *lo, uint64_t *hi);

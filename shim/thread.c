@@ -67,7 +67,7 @@ static void stack_bounds(struct cs_thread *t)
 		t->stack_hi = (uint64_t)(uintptr_t)pthread_self();
 		t->stack_lo = t->stack_hi > CS_GUESSED_STACK ? t->stack_hi - CS_GUESSED_STACK : 0;
 	}
-	size = t->stack_hi - t->stack_lo;
+	size = t->stack_hi - (cs_tls_stack_floor ? cs_tls_stack_floor : t->stack_lo);
 	/* The wrapper's frames may take a quarter of the stack at most: a
 	 * program recursing through patched entries must not run out of
 	 * stack because of us (deeper calls run unmeasured). */

@@ -17,10 +17,11 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "shim/internal.h"
 
-__thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi;
+__thread uint64_t cs_tls_stack_lo, cs_tls_stack_hi, cs_tls_stack_floor;
 __thread int cs_tls_thread_done;
 int cs_threads_starting;
 
@@ -41,18 +42,40 @@ static void learn_stack(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* Below the stack mapping, as far as the kernel's stack guard gap (256
+ * pages by default), neither brk nor an mmap without MAP_FIXED places
+ * anything; the mapping only grows down. */
+#define CS_STACK_GUARD_GAP (1u << 20)
+
 /* The main thread asks glibc only when the cheap way cannot tell
- * (mainstack.c). */
+ * (mainstack.c).  Without a stack limit glibc's answer reaches down to
+ * the mapping below the stack at this moment: the kernel then lays the
+ * address space out bottom-up, and that is the heap's end (or the last
+ * mmap's), which brk and later mappings grow past, into that range.  A
+ * coroutine's stack taken from there was taken for the main thread's,
+ * and the argument window copied past its top up to 256 bytes, beyond
+ * the heap's end (SIGSEGV; review helper 70, a stack from sbrk under
+ * `ulimit -s unlimited`).  So the range that counts as this stack
+ * starts a guard gap below the stack mapping, whose start lies below
+ * this frame; calls deeper than that have their window probed, as on
+ * any other stack.  The wrapper's depth is still bounded by glibc's
+ * whole range (cs_tls_stack_floor). */
 void cs_thread_stack_main(void)
 {
-	uint64_t lo, hi;
+	uint64_t lo, hi, here = (uint64_t)(uintptr_t)__builtin_frame_address(0) & ~4095ull;
+	struct rlimit rl;
 
 	if (cs_main_stack(&lo, &hi)) {
 		cs_tls_stack_lo = lo;
 		cs_tls_stack_hi = hi;
-	} else {
-		learn_stack();
+		return;
 	}
+	learn_stack();
+	if (!cs_tls_stack_hi || getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur != RLIM_INFINITY ||
+	    here <= cs_tls_stack_lo + CS_STACK_GUARD_GAP || here >= cs_tls_stack_hi)
+		return;
+	cs_tls_stack_floor = cs_tls_stack_lo;
+	cs_tls_stack_lo = here - CS_STACK_GUARD_GAP;
 }
 
 struct start {

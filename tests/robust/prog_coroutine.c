@@ -4,8 +4,11 @@
  * above its top, makes wrapped calls from its entry function: their
  * arguments lie a few bytes below the stack's end.
  *
- * Usage: prog_coroutine guard|unmapped N [sandbox].  guard: a PROT_NONE
- * page above the stack; unmapped: no mapping there.  sandbox: first a
+ * Usage: prog_coroutine guard|unmapped|brk N [sandbox].  guard: a PROT_NONE
+ * page above the stack; unmapped: no mapping there; brk: a 16 KiB stack
+ * taken from the heap by brk, whose end is the stack's top (run under
+ * `ulimit -s unlimited`, the heap grows into the range glibc gives for
+ * the main thread's stack).  sandbox: first a
  * seccomp filter that kills the process at process_vm_readv or
  * process_vm_writev, as some sandboxes do.  Prints the sum of N rt_leaf
  * calls made in the coroutine.
@@ -13,6 +16,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "tests/robust/robust.h"
 
@@ -54,18 +59,27 @@ int main(int argc, char **argv)
 	size_t size = 64 * 1024, page = 4096;
 	char *m;
 
-	if (argc < 3 || argc > 4 || (strcmp(argv[1], "guard") && strcmp(argv[1], "unmapped")) ||
+	if (argc < 3 || argc > 4 ||
+	    (strcmp(argv[1], "guard") && strcmp(argv[1], "unmapped") && strcmp(argv[1], "brk")) ||
 	    (argc == 4 && strcmp(argv[3], "sandbox")))
 		return 2;
 	if (argc == 4 && sandbox())
 		return 1;
 	calls = atol(argv[2]);
+	if (!strcmp(argv[1], "brk")) {
+		size = 16 * 1024;
+		m = (char *)(((uintptr_t)sbrk(0) + page - 1) & ~(uintptr_t)(page - 1));
+		if (brk(m + size))
+			return 1;
+		goto made;
+	}
 	m = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 1;
 	if (!strcmp(argv[1], "guard") ? mprotect(m + size, page, PROT_NONE)
 				      : munmap(m + size, page))
 		return 1;
+made:
 	getcontext(&co_uc);
 	co_uc.uc_stack.ss_sp = m;
 	co_uc.uc_stack.ss_size = size;
