@@ -508,6 +508,18 @@ static int check_function(const struct fn *f, uint64_t lo, uint64_t hi, const ch
 			*why = "branch into the window";
 			return -1;
 		}
+		/* A conditional branch of the function back to its own entry
+		 * is a loop whose head is the entry (`while (n->next) n =
+		 * n->next;` from gcc and clang -O2): every turn would enter
+		 * the patched bytes, the wrapper, as a call of its own (one
+		 * call of a 50-node walk was 50 entries).  An unconditional
+		 * jump there stays a tail call to itself, as from another
+		 * function. */
+		if (x.in.meta.category == ZYDIS_CATEGORY_COND_BR && code_target(&x, a, &target) &&
+		    target >= f->func && target <= lo) {
+			*why = "a loop of the function starts at its entry";
+			return -1;
+		}
 		if (is_indirect_jmp(&x)) {
 			struct table t;
 

@@ -33,10 +33,11 @@
 #define CLONABLE __attribute__((noinline))
 
 enum { C_ADD, C_SCALE, C_ISRA, C_REC, C_VA, C_VAD, C_TOUCH, C_SWITCH, C_LOOP, C_TAIL_A, C_TAIL_B,
-       C_FP, C_STRUCT, C_MANY, C_VIAPTR, C_COLD, C_N };
+       C_FP, C_STRUCT, C_MANY, C_VIAPTR, C_COLD, C_WALK, C_N };
 static const char *const names[C_N] = {
 	"cp_add",  "cp_scale", "cp_isra",   "cp_rec",	 "cp_va",     "cp_vad",	   "cp_touch",
 	"cp_switch", "cp_loop", "cp_tail_a", "cp_tail_b", "cp_fp", "cp_struct", "cp_many", "cp_viaptr", "cp_cold",
+	"cp_walk",
 };
 static volatile long counts[C_N];
 static volatile long sink;
@@ -174,6 +175,23 @@ KEEP static unsigned cp_loop(const unsigned char *s, int n)
 	return h;
 }
 
+struct node {
+	struct node *next;
+};
+static struct node chain[8];
+static struct node *volatile walked, *volatile walk_from;
+
+/* A loop whose head is the entry: gcc and clang -O2 make it `mov; mov;
+ * test; jne <cp_walk>`.  Counted by its caller (a count bumped here
+ * would come before the loop); the store keeps clang from hoisting the
+ * call out of the caller's loop. */
+KEEP static void cp_walk(struct node *n)
+{
+	while (n->next)
+		n = n->next;
+	walked = n;
+}
+
 KEEP static long cp_tail_b(long x)
 {
 	counts[C_TAIL_B]++;
@@ -269,6 +287,9 @@ int corpus_run(int argc, char **argv)
 	/* Warm-up: the first mmap/munmap fault in text pages of their own. */
 	pretouch_stack();
 	touch_pages(1);
+	for (i = 0; i + 1 < (long)(sizeof(chain) / sizeof(chain[0])); i++)
+		chain[i].next = &chain[i + 1];
+	walk_from = chain; /* read at each call: no constant to propagate */
 	for (i = 0; i < k; i++) {
 		struct triple t = cp_struct(i);
 
@@ -292,6 +313,9 @@ int corpus_run(int argc, char **argv)
 		sum += cp_many(1, 2, 3, 4, 5, 6, 7, 8, 0.5 * (double)i, i);
 		sum += viaptr(i);
 		sum += cp_cold(i);
+		counts[C_WALK]++;
+		cp_walk(walk_from);
+		sum += walked - chain;
 	}
 	printf("sum %ld dsum %.6f\n", sum, dsum);
 	for (c = 0; c < C_N; c++)

@@ -103,8 +103,10 @@ refusal_lines()
 # shim's decoder): the window is the whole instructions covering 5 bytes
 # from the entry (after a leading endbr64); refused when a direct branch (or
 # rip-relative lea) anywhere in the binary lands strictly inside it, when it
-# holds loop/jrcxz/xbegin, or when the function ends inside it and what
-# follows is not int3/nop padding.  Prints "NAME WHY", one per line.
+# holds loop/jrcxz/xbegin, when the function ends inside it and what
+# follows is not int3/nop padding, or when a conditional jump of the
+# function's own lands on its entry (at or before the window: a loop whose
+# head is the entry).  Prints "NAME WHY", one per line.
 expected_refusals()
 {
 	{
@@ -134,10 +136,11 @@ expected_refusals()
 		# direct branch target, or a rip-relative address in the comment
 		if (match(m, /^(bnd |notrack )?(j[a-z]+|call|loop[a-z]*|jrcxz|jecxz|xbegin) +[0-9a-f]+ </)) {
 			t = substr(m, RSTART, RLENGTH); sub(/ <$/, "", t); sub(/.* /, "", t)
-			tg[++nt] = hex(t)
+			tg[++nt] = hex(t); tsrc[nt] = ia[ni]
+			tcond[nt] = m ~ /^(bnd |notrack )?(j[a-z]+|loop[a-z]*) / && m !~ /^(bnd |notrack )?jmp /
 		} else if (match(m, /# [0-9a-f]+ </)) {
 			t = substr(m, RSTART + 2, RLENGTH - 4)
-			tg[++nt] = hex(t)
+			tg[++nt] = hex(t); tsrc[nt] = ia[ni]; tcond[nt] = 0
 		}
 		next
 	}
@@ -153,8 +156,12 @@ expected_refusals()
 					why = "short-no-padding"
 				hi = ia[i] + il[i]; i++
 			}
-			for (k = 1; k <= nt; k++)
+			for (k = 1; k <= nt; k++) {
 				if (tg[k] > lo && tg[k] < hi) why = "branch-into-window"
+				if (why == "" && tcond[k] && tg[k] >= fa[f] && tg[k] <= lo &&
+				    tsrc[k] >= fa[f] && tsrc[k] < fa[f] + fsz[f])
+					why = "loop-at-entry"
+			}
 			if (why != "") print fname[f], why
 		}
 	}'
