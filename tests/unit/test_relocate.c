@@ -39,6 +39,9 @@ static const uint8_t f_into[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x00, 0x00,
 /* the same with jne f: lands on the patch point */
 static const uint8_t f_atpatch[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x00, 0x00,
 				    0x00, 0x85, 0xff, 0x75, 0xf3, 0x5d, 0xc3};
+/* the same with jmp f: a tail call to itself, patched */
+static const uint8_t f_jmp_entry[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x00, 0x00,
+				      0x00, 0x85, 0xff, 0xeb, 0xf3, 0x5d, 0xc3};
 /* f: endbr64; push %rbp; mov %rsp,%rbp; test %edi,%edi; jne f; pop %rbp; ret */
 static const uint8_t f_atfunc[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
 				   0xe5, 0x85, 0xff, 0x75, 0xf4, 0x5d, 0xc3};
@@ -200,8 +203,13 @@ static const struct plan_case plan_cases[] = {
 	{__LINE__, CODE(f_xbegin), sizeof(f_xbegin), 0, 0, 0, 0,
 	 "loop, jrcxz or xbegin in the window", 0},
 	{__LINE__, CODE(f_into), sizeof(f_into), 0, 0, 0, 0, "branch into the window", 11},
-	{__LINE__, CODE(f_atpatch), sizeof(f_atpatch), 0, 1, 0, 9, NULL, 0},
-	{__LINE__, CODE(f_atfunc), sizeof(f_atfunc), 0, 1, 4, 6, NULL, 0},
+	/* A loop whose head is the entry: every turn would be a call
+	 * (review helper 70); a jmp there is a tail call to itself. */
+	{__LINE__, CODE(f_atpatch), sizeof(f_atpatch), 0, 0, 0, 0,
+	 "a loop of the function starts at its entry", 11},
+	{__LINE__, CODE(f_jmp_entry), sizeof(f_jmp_entry), 0, 1, 0, 9, NULL, 0},
+	{__LINE__, CODE(f_atfunc), sizeof(f_atfunc), 0, 0, 0, 0,
+	 "a loop of the function starts at its entry", 10},
 	{__LINE__, CODE(f_icall), sizeof(f_icall), 0, 0, 0, 0, "indirect call inside the window",
 	 0},
 	{__LINE__, CODE(f_icall_last), sizeof(f_icall_last), 0, 1, 0, 6, NULL, 0},
