@@ -163,14 +163,16 @@ static struct devent *events(const struct cs_report *a, const struct cs_report *
 }
 
 /* The summary of one side; returns 1 when it has values, 0 when it has
- * none (calls 0), -1 when the event was not counted there. */
+ * none (calls 0), -1 when the event was not counted there: it could not
+ * be opened, or that run did not record it at all (its calls were made,
+ * but not measured by this event: not 0 calls). */
 static int side(const struct cs_report *r, const struct cs_row *row, long ev, struct cs_summary *s)
 {
 	const struct cs_agg *a;
 
 	memset(s, 0, sizeof(*s));
 	if (ev < 0)
-		return 0;
+		return -1;
 	if (cs_merge_not_counted(r, (size_t)ev))
 		return -1;
 	a = row ? cs_merge_agg(row, (size_t)ev) : NULL;

@@ -34,6 +34,9 @@
  *   slower   A: tsc 50 50                            B: tsc 75 75
  *   only_a   A: tsc 5                                B: -
  *   only_b   A: -                                    B: tsc 9
+ *
+ * diff_c.rpt  run B again, but recording perf::PAGE-FAULTS only (no tsc):
+ *             work 4 calls of 2 faults.
  */
 
 static char dir[4096];
@@ -139,7 +142,8 @@ static int diffs(void)
 	};
 	struct fx *a = fx_new("/usr/bin/app", 1000, 2, ev);
 	struct fx *b = fx_new("/usr/bin/app", 1001, 2, ev);
-	uint32_t ma, mb;
+	struct fx *c;
+	uint32_t ma, mb, mc;
 	size_t s;
 	int i, ret;
 
@@ -164,6 +168,15 @@ static int diffs(void)
 	ret = fx_write(a, out("diff_a.rpt"), 1, 0) | fx_write(b, out("diff_b.rpt"), 1, 0);
 	fx_free(a);
 	fx_free(b);
+	if (ret)
+		return ret;
+	c = fx_new("/usr/bin/app", 1002, 1, ev + 1);
+	mc = fx_module(c, "/nonexistent/app", NULL, 0, 0x555555570000);
+	s = fx_site(c, fx_target(c, "work", mc, 0, CS_HOOK_GOT), 1, mc, 0x10, CS_KEY_NONE);
+	for (i = 0; i < 4; i++)
+		call(c, s, 2, 0, 0);
+	ret = fx_write(c, out("diff_c.rpt"), 1, 0);
+	fx_free(c);
 	return ret;
 }
 

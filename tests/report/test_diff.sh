@@ -105,6 +105,24 @@ run_cmd "$CS_CMD" report -f csv --by callsite --diff "$A" "$B" --event tsc
 csv_pick function,callsite,mean_pct
 expect_line $LINENO "$T/out" 'work,app+0x10,-20'
 
+# An event one run did not record is not counted there: its calls were
+# made, not measured.  B's work made 4 calls, and A's tsc row said
+# calls_b 0, calls_diff -4, -100%, status 'only a', as if B had not
+# called it (and the other way round, 'only b').
+run_cmd "$CS_CMD" report -f csv --diff "$A" "$T/diff_c.rpt"
+expect_status $LINENO 0
+csv_pick function,event,calls_a,calls_b,calls_diff,calls_pct,mean_b,status
+expect_line $LINENO "$T/out" 'work,tsc,4,not counted,not counted,not counted,not counted,not counted'
+expect_line $LINENO "$T/out" 'work,perf::PAGE-FAULTS,4,4,0,0,2,ok'
+expect_line $LINENO "$T/out" 'only_a,tsc,1,not counted,not counted,not counted,not counted,not counted'
+run_cmd "$CS_CMD" report -f csv --diff "$T/diff_c.rpt" "$A" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,calls_diff,status
+expect_line $LINENO "$T/out" 'work,not counted,4,not counted,not counted'
+run_cmd "$CS_CMD" report --diff "$A" "$T/diff_c.rpt" --event tsc
+expect_status $LINENO 0
+grep -q -- '-100' "$T/out" && { fail $LINENO "B's calls taken for none"; show "$T/out"; }
+
 # Usage errors.
 run_cmd "$CS_CMD" report --diff "$A"
 expect_status $LINENO 2
