@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* --hist: the distribution of the values per function and event, as text. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,10 +79,16 @@ static void range(char *buf, size_t len, uint64_t lo, uint64_t hi)
 static void picture(FILE *out, const struct cs_agg *a, int ascii)
 {
 	char lab[MAX_ROWS + 1][80], cnt[MAX_ROWS + 1][32];
-	uint64_t counts[MAX_ROWS + 1], max = 0, lo, hi;
+	uint64_t counts[MAX_ROWS + 1], max = 0, lo, hi, c = 0;
 	unsigned g, first, last, n, i, b, k;
 	size_t wl = 0, wc = 0;
 
+	/* --subtract-overhead: the buckets hold the values as measured; the
+	 * rows are taken down as the summary line's minimum, percentiles and
+	 * maximum are (cs_stats_summarize), by the average overhead per
+	 * value, never below 0. */
+	if (a->shift && a->n)
+		c = (uint64_t)llroundl((long double)a->shift / (long double)a->n);
 	n = cs_hist_rows(a, MAX_ROWS, &g, &first, &last);
 	for (i = 0; i < n; i++) {
 		counts[i] = 0;
@@ -102,6 +109,8 @@ static void picture(FILE *out, const struct cs_agg *a, int ascii)
 			lo = a->min;
 		if (hi > a->max)
 			hi = a->max;
+		lo = lo > c ? lo - c : 0;
+		hi = hi > c ? hi - c : 0;
 		range(lab[i], sizeof(lab[i]), lo, hi);
 		snprintf(cnt[i], sizeof(cnt[i]), "%llu", (unsigned long long)counts[i]);
 		if (strlen(lab[i]) > wl)

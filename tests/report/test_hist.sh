@@ -77,4 +77,19 @@ expect_line $LINENO "$T/out" '  \x1b[31mred\x7f: 1 call, mean 9, p50 9, p99 9, m
 expect_line $LINENO "$T/out" '  new\nline: 1 call, mean 7, p50 7, p99 7, max 7'
 expect_no_ctl $LINENO "$T/out"
 
+# --subtract-overhead (keyed.rpt: memcpy's tsc 20 and 22, overhead 5):
+# the rows are taken down as the line above them is, to 15 and 17.  They
+# were the values as measured, 20 to 22, under a line saying max 17.
+LC_ALL=C run_cmd "$CS_CMD" report --hist -s --event tsc --function memcpy "$T/keyed.rpt"
+expect_status $LINENO 0
+sed -n '/^  memcpy\[arg3:64\]/,/^  memcpy\[arg3:128\]/p' "$T/out" >"$T/section"
+cat >"$T/want" <<'END'
+  memcpy[arg3:64]: 2 calls, mean 16, p50 15, p99 17, max 17
+    15  1   50.0%  ########################################
+    16  0    0.0%
+    17  1   50.0%  ########################################
+  memcpy[arg3:128]: 1 call, mean 25, p50 25, p99 25, max 25
+END
+diff -u "$T/want" "$T/section" >"$T/diff" || { fail $LINENO "-s histogram"; show "$T/diff"; }
+
 finish
