@@ -363,9 +363,12 @@ int cs_cmd_report(int argc, char **argv)
 			unused(list, sizeof(list), self, "--self");
 			unused(list, sizeof(list), subtract, "--subtract-overhead");
 		} else if (series && (fmt == FMT_TABLE || fmt == FMT_CSV)) {
-			/* --self and --subtract-overhead are documented as not
-			 * applying to the series. */
+			/* The windows hold the values as measured, without the
+			 * nested calls' values or counts that --self and
+			 * --subtract-overhead need: refused, not dropped. */
 			mode = "--series";
+			unused(list, sizeof(list), self, "--self");
+			unused(list, sizeof(list), subtract, "--subtract-overhead");
 			unused(list, sizeof(list), args.by_given, "--by");
 			unused(list, sizeof(list), args.nfn_globs, "--function");
 			unused(list, sizeof(list), args.nmod_globs, "--module");

@@ -20,7 +20,8 @@
  * threads of all processes are the threads of the target.
  *
  * Values are as measured: --subtract-overhead and --self apply to the
- * tables, not to the series (a window keeps no nested values).  The
+ * tables, not to the series (a window keeps no nested values; the
+ * command refuses them with --series).  The
  * windows are read from the files' own blocks (cs_merge_keep keeps the
  * files that have series), not copied: a series block is 1.2 KiB per
  * window and event, and most of a run's windows are read only once.

@@ -211,6 +211,12 @@ check_refused()
 }
 check_refused $LINENO "report: --series does not apply --function, --event, --top" \
 	--series --function alpha --event tsc --top 1 "$V"
+# The windows keep no nested values nor counts (review helper 72: they
+# were accepted and the values printed as measured).
+check_refused $LINENO "report: --series does not apply --self, --subtract-overhead" \
+	--series --self -s "$V"
+check_refused $LINENO "report: --series does not apply --subtract-overhead" \
+	--series -f csv --subtract-overhead "$V"
 check_refused $LINENO "report: --targets does not apply --module, --sort" \
 	--targets --module x --sort calls "$V"
 check_refused $LINENO "report: --hist does not apply --derive, --cold" \
