@@ -113,6 +113,16 @@ expect_count $LINENO '<b>x' 0
 expect_count $LINENO '<td>702</td><td>702</td><td>442</td>' 1
 expect_count $LINENO 'lookup, tsc (all threads, 4 calls per window)' 1
 expect_count $LINENO '>2-3</text>' 2
+expect_count $LINENO 'per call (bucket lower bound)' 20
+
+# With -s the headings have the overhead off and the bars are the buckets
+# as measured: their axes say so (review helper 72).
+run_cmd "$CS_CMD" report --format html -s "${FILES[@]}"
+expect_status $LINENO 0
+cp "$T/out" "$T/report_s.html"
+chromium --dump-dom "file://$T/report_s.html" >"$T/dom.html" || fail $LINENO "chromium -s"
+expect_count $LINENO 'data-rendered="ok"' 1
+expect_count $LINENO 'per call (bucket lower bound, as measured)' 20
 
 # A picture: a PNG of the requested size, mostly not blank.
 chromium --screenshot="$T/shot.png" --window-size=1200,2000 "file://$T/report.html" >/dev/null || {
