@@ -353,6 +353,7 @@ __attribute__((constructor)) static void cs_init(void)
 	__register_atfork(before_fork, after_fork_in_parent, after_fork_child, NULL);
 	cs_modules_scan();
 	cs_g.enabled = 1;
+	cs_quickexit_register();
 	patch_all();
 	report_unmatched();
 	/* Measured calls need the guard down.  The calibration target is

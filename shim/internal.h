@@ -770,6 +770,8 @@ void cs_calibrate_restore(void);
 /* Looks up the real _exit and _Exit (the constructor: dlsym is not
  * async-signal-safe, and _exit may be called in a signal handler). */
 void cs_quickexit_init(void);
+/* Registers the seal as an at_quick_exit handler (profiling only). */
+void cs_quickexit_register(void);
 
 /* ---- siterows.c ---- */
 /* Whether call site (callsite, target, key) has a row of its own: it had

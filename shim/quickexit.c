@@ -30,19 +30,45 @@ void cs_quickexit_init(void)
 	real_Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
 }
 
-static void seal_before_exit(void)
+/* Seals the file if it is this process's: 1 if it did (the guard is
+ * then up, so that nothing of ours after it is measured). */
+static int seal_before_exit(void)
 {
 	if (!cs_g.enabled || !cs_g.hdr)
-		return;
+		return 0;
 	if (cs_g.sandbox_refused & CS_SB_GETPID)
-		return;
+		return 0;
 	if (cs_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != cs_g.pid)
-		return;
-	cs_guard_take(); /* nothing of ours after this is measured */
+		return 0;
+	cs_guard_take();
 	if (cs_g.sandboxed)
 		cs_output_seal_stores();
 	else
 		cs_output_seal();
+	return 1;
+}
+
+int __cxa_at_quick_exit(void (*fn)(void *), void *dso);
+
+/* quick_exit runs the at_quick_exit handlers, then glibc's own _exit,
+ * never the exported one: the file stayed RUNNING and the report called
+ * it incomplete.  This handler, registered in the constructor, runs
+ * after the handlers the program registers (last in, first out), whose
+ * calls it keeps.  The guard goes down again: a handler registered
+ * before the constructor (a library's constructor) runs after it and
+ * its calls are counted as not recorded (file sealed), as after exit's
+ * seal. */
+static void seal_at_quick_exit(void *unused)
+{
+	(void)unused;
+	if (seal_before_exit())
+		cs_guard_drop();
+}
+
+void cs_quickexit_register(void)
+{
+	/* For no library (dso NULL), as the seal at exit. */
+	__cxa_at_quick_exit(seal_at_quick_exit, NULL);
 }
 
 static __attribute__((noreturn)) void leave(void (*real)(int), int status)

@@ -7,6 +7,10 @@
 # shim now seals the file in its _exit and _Exit wrappers, but not in a
 # vfork child, whose file is still its parent's.  The program's status
 # and output are unchanged and every call is counted.
+#
+# quick_exit too (review helper 71): it runs the at_quick_exit handlers
+# and then glibc's own _exit, not the exported one, and left the file
+# RUNNING; the calls its handlers make must be counted.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -30,16 +34,26 @@ static long calls(long n)
 	return s;
 }
 
+static long n;
+
+static void at_quick(void)
+{
+	printf("at_quick_exit sum %ld\n", calls(n));
+	fflush(stdout);
+}
+
 /* prog HOW N: N calls, then by HOW:
  *   _exit, _Exit   leave so, status 3;
+ *   quick_exit     leave so, status 3, after a handler made N calls;
  *   fork           a child makes N calls and _exits 0, the parent waits
  *                  and returns 0;
  *   vfork          a vfork child _exits 0 at once (the parent's file is
  *                  not sealed by it), the parent makes N more calls. */
 int main(int argc, char **argv)
 {
-	long n = atol(argv[2]);
 	pid_t pid;
+
+	n = atol(argv[2]);
 
 	printf("sum %ld\n", calls(n));
 	fflush(stdout);
@@ -47,6 +61,10 @@ int main(int argc, char **argv)
 		_exit(3);
 	if (!strcmp(argv[1], "_Exit"))
 		_Exit(3);
+	if (!strcmp(argv[1], "quick_exit")) {
+		at_quick_exit(at_quick);
+		quick_exit(3);
+	}
 	pid = !strcmp(argv[1], "fork") ? fork() : vfork();
 	if (pid == 0) {
 		if (!strcmp(argv[1], "fork"))
@@ -88,6 +106,14 @@ for how in _exit _Exit; do
 	report_clean $how "$T/$how.csr" $N
 	echo "$how: status 3, the file complete, $N calls"
 done
+
+plain_run plainquick ./prog quick_exit $N
+expect_status plainquick 3
+shim_run quick tsc rt_leaf ./prog quick_exit $N
+expect_status quick 3
+same_output plainquick quick
+report_clean quick "$T/quick.csr" $((2 * N))
+echo "quick_exit: status 3, the file complete, $((2 * N)) calls (half in the at_quick_exit handler)"
 
 mkdir fork
 status=0
