@@ -413,11 +413,107 @@ static void say_refused(void)
 	}
 }
 
+/* ---- unwind information for stubs and thunks ---- */
+
+/* libgcc's __register_frame, the unwinder of C++ exceptions, pthread
+ * cancellation and exit, and glibc's backtrace (which load libgcc_s.so.1
+ * for it); NULL if it cannot be had. */
+static void (*register_frame)(void *);
+
+static int unwind_ready(void)
+{
+	static int tried;
+	void *h;
+
+	if (!tried) {
+		tried = 1;
+		/* Loaded now if the program has not (a C program: glibc loads
+		 * it at its first backtrace or cancellation, the same one). */
+		h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			register_frame = (void (*)(void *))dlsym(h, "__register_frame");
+	}
+	return register_frame != NULL;
+}
+
+static size_t put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return 4;
+}
+
+static size_t put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return 8;
+}
+
+/* Registers an .eh_frame for the written stubs and thunks of this pass
+ * (one FDE each, covering the stub and its thunk).  Without it the
+ * unwinder found no frame information at an address in a thunk and
+ * stopped there: an exception thrown from a signal handler for a fault in
+ * a relocated instruction (-fnon-call-exceptions) called std::terminate,
+ * and a crash handler's backtrace() ended at the thunk.  The stub: the
+ * caller's return address on top (CFA = rsp + 8), then the index pushed
+ * (rsp + 16); the thunk: called by the trampoline (rsp + 8), then as its
+ * instructions move rsp (cs_reloc_cfi).  The memory stays registered for
+ * good, as the code stays mapped. */
+static void register_unwind(const struct cs_code_patch *pend, const unsigned *plen, size_t n)
+{
+	/* CIE: version 1, no augmentation (absolute FDE addresses), code
+	 * alignment 1, data alignment -8, return address column 16; CFA =
+	 * rsp + 8, return address at CFA - 8; nops to a multiple of 8 with the
+	 * length. */
+	static const uint8_t cie[] = {0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0};
+	uint8_t cfi[256], *blob, *p;
+	size_t i, size = 4 + sizeof(cie) + 4, len;
+
+	for (i = 0; i < n; i++)
+		if (pend[i].written)
+			size += 4 + 4 + 16 + 8 + sizeof(cfi);
+	if (!unwind_ready() || !(blob = calloc(1, size)))
+		return;
+	p = blob;
+	p += put32(p, sizeof(cie));
+	memcpy(p, cie, sizeof(cie));
+	p += sizeof(cie);
+	for (i = 0; i < n; i++) {
+		const uint8_t *stub = (const uint8_t *)(uintptr_t)pend[i].redirect;
+		uint8_t *fde = p;
+
+		if (!pend[i].written)
+			continue;
+		/* advance 5 (past push $idx): CFA = rsp + 16; advance to the
+		 * thunk: CFA = rsp + 8. */
+		cfi[0] = 0x40 | 5;
+		cfi[1] = 0x0e;
+		cfi[2] = 16;
+		cfi[3] = 0x40 | (STUB_BYTES - 5);
+		cfi[4] = 0x0e;
+		cfi[5] = 8;
+		len = 6 + cs_reloc_cfi(stub, plen[i], STUB_BYTES, cfi + 6, sizeof(cfi) - 6);
+		if (len > sizeof(cfi))
+			len = 6; /* cannot happen: a thunk is a few instructions */
+		p += 4;
+		p += put32(p, (uint32_t)(p - blob));
+		p += put64(p, (uint64_t)(uintptr_t)stub);
+		p += put64(p, plen[i]);
+		memcpy(p, cfi, len);
+		p += len;
+		while ((p - fde) % 8)
+			*p++ = 0; /* DW_CFA_nop */
+		put32(fde, (uint32_t)(p - fde - 4));
+	}
+	put32(p, 0); /* the end */
+	register_frame(blob);
+}
+
 /* ---- one module ---- */
 
 static void patch_candidates(struct module_pass *mp)
 {
 	struct cs_code_patch *pend;
+	unsigned *plen = NULL; /* each pending patch's stub and thunk bytes */
 	uint8_t *region, *stage; /* where the stubs run; where they are made */
 	size_t size, i, npend = 0, used = STUB_BYTES;
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -432,8 +528,9 @@ static void patch_candidates(struct module_pass *mp)
 	size = (STUB_BYTES + mp->ncand * ENTRY_BYTES + 15) & ~(size_t)15;
 	region = cs_code_map_near(lo, hi, size);
 	pend = calloc(mp->ncand, sizeof(*pend));
+	plen = calloc(mp->ncand, sizeof(*plen));
 	stage = calloc(1, size);
-	if (!region || !pend || !stage) {
+	if (!region || !pend || !plen || !stage) {
 		CS_LOG_ONCE("no memory within 2 GB of %s for entry stubs; using GOT slots only",
 			    mp->shown);
 		/* Each candidate is still a target, refused with the reason:
@@ -444,8 +541,10 @@ static void patch_candidates(struct module_pass *mp)
 		no_room = region ? "out of memory for the entry stubs"
 				 : "no memory within 2 GB of the module for entry stubs";
 		free(pend);
+		free(plen);
 		free(stage);
 		pend = NULL;
+		plen = NULL;
 		stage = NULL;
 		if (region)
 			cs_code_unmap_near(region, size);
@@ -548,6 +647,7 @@ static void patch_candidates(struct module_pass *mp)
 		for (k = 5; k < plan.window; k++)
 			pend[npend].bytes[k] = 0xcc;
 		pend[npend].thunk = (uint64_t)(uintptr_t)thunk;
+		plen[npend] = STUB_BYTES + (unsigned)n;
 		npend++;
 	}
 	if (no_room)
@@ -599,7 +699,10 @@ static void patch_candidates(struct module_pass *mp)
 				cs_g.hot[alias].call = pend[i].thunk;
 		}
 	}
+	if (written)
+		register_unwind(pend, plen, npend);
 	free(pend);
+	free(plen);
 	if (!written)
 		cs_code_unmap_near(region, size); /* nothing runs there */
 	else

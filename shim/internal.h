@@ -674,6 +674,15 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
  * rip-relative operand out of reach, cap too small). */
 int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out, size_t cap,
 		  const char **why);
+/* The DWARF call frame instructions (DW_CFA_*, code alignment 1, data
+ * alignment -8) that describe code[at, n), a thunk cs_reloc_emit made,
+ * entered by a call (CFA = rsp + 8, the return address below it): the
+ * CFA as the relocated instructions move rsp (push, pop, sub/add/lea of
+ * rsp, mov %rsp,%rbp) and the callee-saved registers they push, rows
+ * relative to offset at; an rsp change it cannot follow makes the return
+ * address undefined there (an unwinder stops).  Writes at most cap bytes
+ * to out; returns how many it needed. */
+size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size_t cap);
 
 /* ---- branchscan.c: direct branch targets of a whole module ---- */
 struct cs_branch_set {

@@ -975,3 +975,146 @@ int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out
 	*why = NULL;
 	return (int)o.len;
 }
+
+/* ---- unwind information for a thunk ---- */
+
+struct cfi_out {
+	uint8_t *buf;
+	size_t cap, len;
+	size_t row; /* thunk offset of the last row */
+};
+
+static void cfi_byte(struct cfi_out *c, unsigned b)
+{
+	if (c->len < c->cap)
+		c->buf[c->len] = (uint8_t)b;
+	c->len++;
+}
+
+static void cfi_uleb(struct cfi_out *c, uint64_t v)
+{
+	do {
+		cfi_byte(c, (unsigned)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+/* A new row at thunk offset at. */
+static void cfi_advance(struct cfi_out *c, size_t at)
+{
+	size_t d = at - c->row;
+
+	if (!d)
+		return;
+	if (d < 64) {
+		cfi_byte(c, 0x40 | (unsigned)d); /* DW_CFA_advance_loc */
+	} else if (d < 256) {
+		cfi_byte(c, 0x02); /* DW_CFA_advance_loc1 */
+		cfi_byte(c, (unsigned)d);
+	} else {
+		cfi_byte(c, 0x03); /* DW_CFA_advance_loc2 */
+		cfi_byte(c, (unsigned)(d & 0xff));
+		cfi_byte(c, (unsigned)(d >> 8));
+	}
+	c->row = at;
+}
+
+/* DWARF number of a callee-saved register (x86-64 psABI), or 0. */
+static unsigned dwarf_saved(ZydisRegister r)
+{
+	switch (family(r)) {
+	case ZYDIS_REGISTER_RBX:
+		return 3;
+	case ZYDIS_REGISTER_RBP:
+		return 6;
+	case ZYDIS_REGISTER_R12:
+		return 12;
+	case ZYDIS_REGISTER_R13:
+		return 13;
+	case ZYDIS_REGISTER_R14:
+		return 14;
+	case ZYDIS_REGISTER_R15:
+		return 15;
+	default:
+		return 0;
+	}
+}
+
+size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size_t cap)
+{
+	struct cfi_out c = {out, cap, 0, at};
+	int64_t depth = 8; /* CFA - rsp: the return address only */
+	int on_rbp = 0, depth_known = 1;
+	ZydisDecoder d;
+	struct insn x;
+
+	decoder_init(&d);
+	while (at < n && !decode(&d, code + at, n - at, &x)) {
+		size_t next = at + x.in.length;
+		ZydisMnemonic m = x.in.mnemonic;
+		int64_t was = depth;
+		unsigned saved = 0;
+
+		if (m == ZYDIS_MNEMONIC_JMP)
+			break; /* the jump back, or to an emulated call's callee */
+		if (m == ZYDIS_MNEMONIC_CALL) {
+			/* An emulated call (put_return_address): the slot it
+			 * pushes becomes the callee's return address, into the
+			 * original code, whose own CFI takes over there. */
+			depth += 8;
+		} else if (m == ZYDIS_MNEMONIC_PUSH) {
+			depth += x.in.operand_width / 8;
+			if (x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER)
+				saved = dwarf_saved(x.op[0].reg.value);
+		} else if (m == ZYDIS_MNEMONIC_POP && !is_reg(&x, 0, ZYDIS_REGISTER_RBP) &&
+			   !is_reg(&x, 0, ZYDIS_REGISTER_RSP)) {
+			depth -= x.in.operand_width / 8;
+		} else if ((m == ZYDIS_MNEMONIC_SUB || m == ZYDIS_MNEMONIC_ADD) &&
+			   is_reg(&x, 0, ZYDIS_REGISTER_RSP) &&
+			   x.op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			depth += (m == ZYDIS_MNEMONIC_SUB ? 1 : -1) * x.op[1].imm.value.s;
+		} else if (m == ZYDIS_MNEMONIC_LEA && is_reg(&x, 0, ZYDIS_REGISTER_RSP) &&
+			   family(x.op[1].mem.base) == ZYDIS_REGISTER_RSP &&
+			   x.op[1].mem.index == ZYDIS_REGISTER_NONE) {
+			depth -= x.op[1].mem.disp.value;
+		} else if (m == ZYDIS_MNEMONIC_MOV && !on_rbp && depth_known &&
+			   is_reg(&x, 0, ZYDIS_REGISTER_RBP) && is_reg(&x, 1, ZYDIS_REGISTER_RSP) &&
+			   x.op[0].size == 64) {
+			on_rbp = 1; /* CFA = rbp + depth from here */
+			cfi_advance(&c, next);
+			cfi_byte(&c, 0x0d); /* DW_CFA_def_cfa_register */
+			cfi_uleb(&c, 6);
+		} else if (writes(&x, ZYDIS_REGISTER_RSP) ||
+			   (on_rbp && writes(&x, ZYDIS_REGISTER_RBP))) {
+			if (!on_rbp || writes(&x, ZYDIS_REGISTER_RBP))
+				goto unknown;
+			depth_known = 0; /* the CFA stays rbp-based */
+		}
+		if (depth != was) {
+			if (!depth_known || depth < 8)
+				goto unknown;
+			if (!on_rbp) {
+				cfi_advance(&c, next);
+				cfi_byte(&c, 0x0e); /* DW_CFA_def_cfa_offset */
+				cfi_uleb(&c, (uint64_t)depth);
+			}
+		}
+		if (saved) {
+			if (!depth_known)
+				goto unknown;
+			cfi_advance(&c, next);
+			cfi_byte(&c, 0x80 | saved); /* DW_CFA_offset, factored by -8 */
+			cfi_uleb(&c, (uint64_t)depth / 8);
+		}
+		at = next;
+		if (m == ZYDIS_MNEMONIC_CALL)
+			break;
+	}
+	return c.len;
+unknown:
+	/* Not followed: an unwinder stops here rather than go wrong. */
+	cfi_advance(&c, at + x.in.length);
+	cfi_byte(&c, 0x07); /* DW_CFA_undefined */
+	cfi_uleb(&c, 16);
+	return c.len;
+}
