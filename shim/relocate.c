@@ -1055,8 +1055,16 @@ size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size
 		int64_t was = depth;
 		unsigned saved = 0;
 
-		if (m == ZYDIS_MNEMONIC_JMP)
-			break; /* the jump back, or to an emulated call's callee */
+		if (m == ZYDIS_MNEMONIC_JMP) {
+			/* The jump back, or to an emulated call's callee
+			 * (rel32, or jmp *0(%rip) and the address): the end.
+			 * Else the far jump of an inverted jcc, which the
+			 * instructions after its address follow: not read. */
+			if (next == n || (next + 8 == n && rip_mem(&x) >= 0 &&
+					  x.op[0].mem.disp.value == 0))
+				break;
+			goto unknown;
+		}
 		if (m == ZYDIS_MNEMONIC_CALL) {
 			/* An emulated call (put_return_address): the slot it
 			 * pushes becomes the callee's return address, into the
