@@ -415,27 +415,6 @@ static void say_refused(void)
 
 /* ---- unwind information for stubs and thunks ---- */
 
-/* libgcc's __register_frame, the unwinder of C++ exceptions, pthread
- * cancellation and exit, and glibc's backtrace (which load libgcc_s.so.1
- * for it); NULL if it cannot be had. */
-static void (*register_frame)(void *);
-
-static int unwind_ready(void)
-{
-	static int tried;
-	void *h;
-
-	if (!tried) {
-		tried = 1;
-		/* Loaded now if the program has not (a C program: glibc loads
-		 * it at its first backtrace or cancellation, the same one). */
-		h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			register_frame = (void (*)(void *))dlsym(h, "__register_frame");
-	}
-	return register_frame != NULL;
-}
-
 static size_t put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
@@ -471,7 +450,7 @@ static void register_unwind(const struct cs_code_patch *pend, const unsigned *pl
 	for (i = 0; i < n; i++)
 		if (pend[i].written)
 			size += 4 + 4 + 16 + 8 + sizeof(cfi);
-	if (!unwind_ready() || !(blob = calloc(1, size)))
+	if (!(blob = calloc(1, size)))
 		return;
 	p = blob;
 	p += put32(p, sizeof(cie));
@@ -505,7 +484,7 @@ static void register_unwind(const struct cs_code_patch *pend, const unsigned *pl
 		put32(fde, (uint32_t)(p - fde - 4));
 	}
 	put32(p, 0); /* the end */
-	register_frame(blob);
+	cs_unwind_add(blob); /* registered once libgcc_s is loaded */
 }
 
 /* ---- one module ---- */

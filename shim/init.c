@@ -305,6 +305,7 @@ __attribute__((constructor)) static void cs_init(void)
 	 * either way. */
 	real_Fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "_Fork");
 	cs_quickexit_init();
+	cs_unwind_init();
 	/* Never act inside setuid/setgid programs; nor under a seccomp
 	 * filter a library's constructor installed before this ran, which
 	 * refuses system calls of the shim's (shim/sandbox.c). */
@@ -560,6 +561,8 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		cancel = cs_cancel_off();
 		cs_modules_scan();
 		patch_all();
+		/* The module may have brought libgcc_s (a C++ plugin). */
+		cs_unwind_flush();
 		cs_cancel_restore(cancel);
 		errno = saved;
 		cs_guard_drop();

@@ -782,6 +782,16 @@ void cs_quickexit_init(void);
 /* Registers the seal as an at_quick_exit handler (profiling only). */
 void cs_quickexit_register(void);
 
+/* ---- unwindreg.c ---- */
+/* Looks up the real backtrace (the constructor). */
+void cs_unwind_init(void);
+/* Registers the .eh_frame blob (malloc'd, kept for good) of a patching
+ * pass's stubs and thunks with libgcc, now if libgcc_s.so.1 is loaded,
+ * else once it is (cs_unwind_flush, the exported backtrace). */
+void cs_unwind_add(void *blob);
+/* Registers the waiting blobs if libgcc_s.so.1 has been loaded since. */
+void cs_unwind_flush(void);
+
 /* ---- siterows.c ---- */
 /* Whether call site (callsite, target, key) has a row of its own: it had
  * one (in any thread), or gets one now, being at most the

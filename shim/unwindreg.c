@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* Frame information of the entry stubs and thunks, registered with libgcc
+ * (__register_frame) so that its unwinder walks through a thunk: the
+ * relocated first instructions of a patched function, where a fault (a
+ * load through a NULL argument, a push past the end of the stack) stops
+ * the program's C++ exception (-fnon-call-exceptions) or its crash
+ * handler's backtrace() otherwise (shim/entry.c makes the .eh_frame).
+ *
+ * Registered only once libgcc_s.so.1 is in the process: a C++ program has
+ * it from the start (libstdc++ needs it); a C program gets it from glibc
+ * at its first backtrace() or thread cancellation.  Loading it for every
+ * program cost ~0.2 ms of start-up (dlopen of a library nobody may use),
+ * so until then the .eh_frame blobs wait here, and the exported
+ * backtrace() below loads it and registers them before glibc's own walks
+ * the stack (glibc would load it right then anyway).  A dlopen of the
+ * program's may bring it too (a C++ plugin): registered after each. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "shim/internal.h"
+
+static void (*register_frame)(void *);
+static void **pending; /* blobs made before libgcc_s was there */
+static size_t npending, cap;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int (*real_backtrace)(void **, int);
+
+void cs_unwind_init(void)
+{
+	real_backtrace = (int (*)(void **, int))dlsym(RTLD_NEXT, "backtrace");
+}
+
+/* Whether __register_frame can be had; libgcc_s.so.1 loaded for it only
+ * if load.  The guard is up: the shim's dlopen wrapper makes no patching
+ * pass for it (this may run in a signal handler). */
+static int ready(int load)
+{
+	void *h;
+
+	if (register_frame)
+		return 1;
+	cs_guard_take();
+	h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | (load ? 0 : RTLD_NOLOAD));
+	if (h)
+		register_frame = (void (*)(void *))dlsym(h, "__register_frame");
+	cs_guard_drop();
+	return register_frame != NULL;
+}
+
+/* Registers the waiting blobs once libgcc_s is there; the lock held. */
+static void flush_locked(int load)
+{
+	size_t i;
+
+	if (!npending || !ready(load))
+		return;
+	for (i = 0; i < npending; i++)
+		register_frame(pending[i]);
+	npending = 0;
+}
+
+void cs_unwind_add(void *blob)
+{
+	void **grown;
+
+	pthread_mutex_lock(&lock);
+	if (npending == cap) {
+		grown = realloc(pending, (cap ? 2 * cap : 8) * sizeof(*pending));
+		if (!grown) {
+			pthread_mutex_unlock(&lock);
+			free(blob); /* no frame information: unwinders stop there */
+			return;
+		}
+		pending = grown;
+		cap = cap ? 2 * cap : 8;
+	}
+	pending[npending++] = blob;
+	flush_locked(0);
+	pthread_mutex_unlock(&lock);
+}
+
+void cs_unwind_flush(void)
+{
+	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&lock);
+	flush_locked(0);
+	pthread_mutex_unlock(&lock);
+}
+
+/* glibc's backtrace, after the waiting blobs are registered.  A trylock:
+ * a crash handler interrupting a patching pass on this thread must not
+ * wait for itself (the walk then stops at a thunk, as before). */
+CS_EXPORT int backtrace(void **buf, int size)
+{
+	int saved = errno;
+
+	if (__atomic_load_n(&npending, __ATOMIC_RELAXED) && pthread_mutex_trylock(&lock) == 0) {
+		flush_locked(1);
+		pthread_mutex_unlock(&lock);
+	}
+	errno = saved;
+	if (!real_backtrace)
+		real_backtrace = (int (*)(void **, int))dlsym(RTLD_NEXT, "backtrace");
+	return real_backtrace ? real_backtrace(buf, size) : 0;
+}
