@@ -156,7 +156,13 @@ int cs_report_add_files(struct cs_report *r, char *const *paths,
 
 	for (i = 0; i < n; i++) {
 		if (same && same[i] >= 0) {
-			cs_warn("%s is the same file as %s: read once", paths[i], paths[same[i]]);
+			/* ("the same file as" itself read oddly, and more so
+			 * when that one was skipped as a copy.) */
+			if (strcmp(paths[i], paths[same[i]]) == 0)
+				cs_warn("%s is named more than once: read once", paths[i]);
+			else
+				cs_warn("%s is the same file as %s: read once", paths[i],
+					paths[same[i]]);
 			continue;
 		}
 		if (keep[i] != i) {

@@ -56,6 +56,12 @@ run_cmd "$CS_CMD" report -f csv "$T/basic.rpt" "$T/./basic.rpt"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
 expect_err $LINENO "cacheshim: warning: $T/./basic.rpt is the same file as $T/basic.rpt: read once"
+# Named twice by the same name: said so ("X is the same file as X" read
+# oddly, more so after X was skipped as a copy).
+run_cmd "$CS_CMD" report -f csv "$T/basic_snap.rpt" "$T/basic.rpt" "$T/basic_snap.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'malloc,prog+0x1234,prog,tsc,5,150,30,14.142,10,30,50,50,50,5,0,ok,,'
+expect_err $LINENO "cacheshim: warning: $T/basic_snap.rpt is named more than once: read once"
 
 # So is a copy of a file (cp, or a snapshot taken while it was written):
 # the same process's, the first one named is read (counted twice before).
