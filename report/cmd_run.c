@@ -373,9 +373,74 @@ static int cmp_run_file(const void *a, const void *b)
 	return strcmp(((const struct run_file *)a)->path, ((const struct run_file *)b)->path);
 }
 
+/* Whether the writer of an unfinished file (RUNNING) is still running:
+ * its pid names a live process (not a zombie) of the same program that
+ * started no later than the file was made.  The program and the start
+ * rule out another process given the pid since, and one of another pid
+ * namespace (init: pid 1).  A process this one may not look at is taken
+ * by its start alone. */
+static int writer_running(const struct cs_file_header *h)
+{
+	char path[64], buf[1024], exe[CS_PROGRAM_MAX];
+	struct timespec real, boot;
+	unsigned long long start;
+	const char *p;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd, field;
+
+	if (h->state != CS_STATE_RUNNING || h->pid == 0 || hz <= 0 ||
+	    (kill((pid_t)h->pid, 0) != 0 && errno != EPERM))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/exe", h->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0'; /* both cut to CS_PROGRAM_MAX - 1 bytes */
+		if (strncmp(exe, h->program, sizeof(exe) - 1))
+			return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/stat", h->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* After the name in parentheses: state (field 3) ... starttime
+	 * (field 22, clock ticks after boot). */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	for (field = 2, p++; field < 21 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
+		return 0;
+	if (clock_gettime(CLOCK_REALTIME, &real) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 1;
+	/* The file's start (CLOCK_REALTIME) after boot, to a tick or two. */
+	return (long double)start / hz <=
+	       (long double)h->start_ns / 1e9 - (real.tv_sec - boot.tv_sec) -
+		       (real.tv_nsec - boot.tv_nsec) / 1e9 + 2.0 / hz + 0.01;
+}
+
+/* Whether pid is one of the n of pids (a process with two unfinished
+ * files, one of an image it left by a raw exec, is one process). */
+static int pid_listed(const uint32_t *pids, size_t n, uint32_t pid)
+{
+	while (n--)
+		if (pids[n] == pid)
+			return 1;
+	return 0;
+}
+
 /* Finds the report files of session in dir named by the output pattern
- * and merges them into r.  Returns the number of files merged. */
-static size_t collect(struct cs_report *r, const char *dir, const char *pattern, uint64_t session)
+ * and merges them into r.  Returns the number of files merged; *running
+ * (at most nrunning) gets the pids of the writers still running, and
+ * *nrun how many there are. */
+static size_t collect(struct cs_report *r, const char *dir, const char *pattern, uint64_t session,
+		      uint32_t *running, size_t nrunning, size_t *nrun)
 {
 	struct cs_file_header h;
 	struct dirent *de;
@@ -438,8 +503,14 @@ static size_t collect(struct cs_report *r, const char *dir, const char *pattern,
 				cs_warn("run: %s is a copy of %s (the file of the same process, "
 					"pid %u): read once",
 					files[i].path, files[keep[i]].path, files[i].h.pid);
-			else if (cs_report_add_file(r, files[i].path) >= 0)
+			else if (cs_report_add_file(r, files[i].path) >= 0) {
 				merged++;
+				if (writer_running(&files[i].h) &&
+				    !pid_listed(running, *nrun < nrunning ? *nrun : nrunning,
+						files[i].h.pid) &&
+				    (*nrun)++ < nrunning)
+					running[*nrun - 1] = files[i].h.pid;
+			}
 		}
 	}
 	free(hp);
@@ -578,7 +649,8 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	struct cs_symbols *syms = NULL;
 	struct cs_report *r;
 	char *dir, *eprog, *edir;
-	size_t n;
+	uint32_t running[8];
+	size_t n, nrun = 0;
 
 	dir = output_dir(pattern);
 	if (!dir)
@@ -594,9 +666,28 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 	 * under rb_*), nor the calibration (~0.1 ms of every run). */
 	r->targets_only = quiet;
 	cs_reader_targets_only(quiet);
-	n = collect(r, dir, pattern, session);
+	n = collect(r, dir, pattern, session, running, sizeof(running) / sizeof(running[0]), &nrun);
 	if (launcher)
 		say_notes(r);
+	/* Background jobs, daemons: the summary is made when the program
+	 * ends, and a process still running then made more calls later
+	 * (or its first ones), which only `cacheshim report` of its file
+	 * shows.  Unsaid, the summary looked whole. */
+	if (nrun && !quiet) {
+		char pids[128];
+		size_t k, len = 0;
+
+		pids[0] = '\0';
+		for (k = 0; k < nrun && k < sizeof(running) / sizeof(running[0]); k++)
+			len += (size_t)snprintf(pids + len, sizeof(pids) - len, "%s%u",
+						k ? ", " : "", running[k]);
+		cs_warn("run: %zu process%s of this run %s still running when the program "
+			"ended (pid%s %s%s): the summary has %s calls until then; `cacheshim "
+			"report` of the files in %s once %s ended has all",
+			nrun, nrun == 1 ? "" : "es", nrun == 1 ? "was" : "were",
+			nrun == 1 ? "" : "s", pids, nrun > k ? " and more" : "",
+			nrun == 1 ? "its" : "their", dir, nrun == 1 ? "it has" : "they have");
+	}
 	if (n == 0) {
 		if (!quiet)
 			cs_warn("run: no report file of this run in %s (was %s loaded?)", dir,
