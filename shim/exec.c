@@ -275,6 +275,26 @@ CS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return ret;
 }
 
+/* execveat (glibc 2.34): by a directory descriptor and a path, or
+ * AT_EMPTY_PATH and a descriptor.  Not wrapped, it left the file of the
+ * image it replaced RUNNING (the report called it incomplete, every call
+ * in it), and under the program's seccomp filter started the next image
+ * with the shim.  Declared here for a glibc without it (dlsym then finds
+ * none: ENOSYS, as the program would get from that glibc's syscall). */
+int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags);
+
+CS_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	REAL(execveat);
+	SANDBOXED_EXEC(envp, real_execveat(dirfd, path, argv, env_, flags));
+	int sealed = before_exec();
+	int ret = real_execveat(dirfd, path, argv, envp, flags);
+
+	after_failed_exec(sealed);
+	return ret;
+}
+
 /* execl, execlp, execle: the variadic list into an array on the stack,
  * sized by counting first (as glibc's own execl does: no limit of ours,
  * no malloc, which a vfork child must not call), then the v-forms. */

@@ -34,7 +34,7 @@ while read -r _ type name; do
 	cacheshim_*|dlopen|dlclose|dlsym|dladdr|dladdr1|pthread_create|_Fork|clone|vfork|prctl|syscall) continue ;;
 	_exit|_Exit) continue ;;
 	backtrace) continue ;;
-	execve|execv|execvp|execvpe|fexecve|execl|execlp|execle) continue ;;
+	execve|execv|execvp|execvpe|fexecve|execveat|execl|execlp|execle) continue ;;
 	esac
 	if [ "$type" = A ] && grep -qxF "$name" "$T/versions"; then
 		continue

@@ -2,7 +2,7 @@
 /* Wrapped calls before and after exec, through each exec function.
  *
  * Usage: prog_exec N [HOW...], HOW one of execve, execv, execvp, execvpe,
- * execl, execlp, execle, fexecve, or execve-noshim (execve with LD_PRELOAD
+ * execl, execlp, execle, fexecve, execveat, or execve-noshim (execve with LD_PRELOAD
  * taken out of the environment: the next image is not profiled).  The program makes N calls; if HOWs are
  * left, it first tries the first HOW on a program that does not exist (the
  * exec fails and the program goes on), makes N more calls, then replaces
@@ -81,6 +81,15 @@ static int run_exec(const char *how, const char *path, const char *name, char **
 		if (!av[4])
 			return execle(path, av[0], av[1], av[2], av[3], (char *)NULL, environ);
 		return execle(path, av[0], av[1], av[2], av[3], av[4], (char *)NULL, environ);
+	}
+	if (!strcmp(how, "execveat")) {
+		/* path relative to a descriptor of the root directory */
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		execveat(fd, path + 1, av, environ, 0);
+		close(fd);
+		return -1;
 	}
 	if (!strcmp(how, "fexecve")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -62,6 +62,9 @@ chain()
 
 chain v 100 5 execve execv execvp execvpe
 chain l 200 5 execl execlp execle fexecve
+# execveat was not wrapped: the first image's file stayed RUNNING, and
+# the report called it incomplete.
+chain at 400 3 execveat execveat
 # LD_PRELOAD dropped at the exec: the first image's file only.
 chain noshim 300 1 execve-noshim
 
