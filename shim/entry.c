@@ -33,7 +33,7 @@
 
 void cs_trampoline(void);
 
-#define STUB_BYTES 16u
+#define STUB_BYTES CS_STUB_BYTES
 #define ENTRY_BYTES (STUB_BYTES + CS_THUNK_MAX) /* stub + thunk */
 #define MAX_MODULES 1024
 #define MAX_RANGES 16
@@ -415,76 +415,35 @@ static void say_refused(void)
 
 /* ---- unwind information for stubs and thunks ---- */
 
-static size_t put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-	return 4;
-}
-
-static size_t put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-	return 8;
-}
-
-/* Registers an .eh_frame for the written stubs and thunks of this pass
- * (one FDE each, covering the stub and its thunk).  Without it the
- * unwinder found no frame information at an address in a thunk and
- * stopped there: an exception thrown from a signal handler for a fault in
- * a relocated instruction (-fnon-call-exceptions) called std::terminate,
- * and a crash handler's backtrace() ended at the thunk.  The stub: the
- * caller's return address on top (CFA = rsp + 8), then the index pushed
- * (rsp + 16); the thunk: called by the trampoline (rsp + 8), then as its
- * instructions move rsp (cs_reloc_cfi).  The memory stays registered for
- * good, as the code stays mapped. */
+/* Registers an .eh_frame for the written stubs and thunks of this pass.
+ * Without it the unwinder found no frame information at an address in a
+ * thunk and stopped there: an exception thrown from a signal handler for
+ * a fault in a relocated instruction (-fnon-call-exceptions) called
+ * std::terminate, and a crash handler's backtrace() ended at the thunk.
+ * The memory stays registered for good, as the code stays mapped. */
 static void register_unwind(const struct cs_code_patch *pend, const unsigned *plen, size_t n)
 {
-	/* CIE: version 1, no augmentation (absolute FDE addresses), code
-	 * alignment 1, data alignment -8, return address column 16; CFA =
-	 * rsp + 8, return address at CFA - 8; nops to a multiple of 8 with the
-	 * length. */
-	static const uint8_t cie[] = {0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0};
-	uint8_t cfi[256], *blob, *p;
-	size_t i, size = 4 + sizeof(cie) + 4, len;
+	const uint8_t **code = calloc(n ? n : 1, sizeof(*code));
+	uint64_t *addr = calloc(n ? n : 1, sizeof(*addr));
+	unsigned *len = calloc(n ? n : 1, sizeof(*len));
+	size_t i, k = 0, size;
+	uint8_t *blob = NULL;
 
-	for (i = 0; i < n; i++)
-		if (pend[i].written)
-			size += 4 + 4 + 16 + 8 + sizeof(cfi);
-	if (!(blob = calloc(1, size)))
-		return;
-	p = blob;
-	p += put32(p, sizeof(cie));
-	memcpy(p, cie, sizeof(cie));
-	p += sizeof(cie);
-	for (i = 0; i < n; i++) {
-		const uint8_t *stub = (const uint8_t *)(uintptr_t)pend[i].redirect;
-		uint8_t *fde = p;
-
-		if (!pend[i].written)
-			continue;
-		/* advance 5 (past push $idx): CFA = rsp + 16; advance to the
-		 * thunk: CFA = rsp + 8. */
-		cfi[0] = 0x40 | 5;
-		cfi[1] = 0x0e;
-		cfi[2] = 16;
-		cfi[3] = 0x40 | (STUB_BYTES - 5);
-		cfi[4] = 0x0e;
-		cfi[5] = 8;
-		len = 6 + cs_reloc_cfi(stub, plen[i], STUB_BYTES, cfi + 6, sizeof(cfi) - 6);
-		if (len > sizeof(cfi))
-			len = 6; /* cannot happen: a thunk is a few instructions */
-		p += 4;
-		p += put32(p, (uint32_t)(p - blob));
-		p += put64(p, (uint64_t)(uintptr_t)stub);
-		p += put64(p, plen[i]);
-		memcpy(p, cfi, len);
-		p += len;
-		while ((p - fde) % 8)
-			*p++ = 0; /* DW_CFA_nop */
-		put32(fde, (uint32_t)(p - fde - 4));
+	if (code && addr && len) {
+		for (i = 0; i < n; i++) {
+			if (!pend[i].written)
+				continue;
+			code[k] = (const uint8_t *)(uintptr_t)pend[i].redirect;
+			addr[k] = pend[i].redirect;
+			len[k++] = plen[i];
+		}
+		blob = cs_unwind_blob(code, addr, len, k, &size);
 	}
-	put32(p, 0); /* the end */
-	cs_unwind_add(blob); /* registered once libgcc_s is loaded */
+	free(code);
+	free(addr);
+	free(len);
+	if (blob)
+		cs_unwind_add(blob); /* registered once libgcc_s is loaded */
 }
 
 /* ---- one module ---- */

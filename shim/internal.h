@@ -631,6 +631,7 @@ void cs_elf_set_debug_dir(const char *dir);
 /* ---- relocate.c: can a function's entry be patched, and its displaced
  * instructions moved (Zydis decodes and re-encodes) ---- */
 #define CS_PATCH_JMP_SIZE 5u /* jmp rel32 written at the patch point */
+#define CS_STUB_BYTES 16u /* an entry stub: push $index, jmp *trampoline(%rip), int3s */
 #define CS_THUNK_MAX 160u /* bytes of relocated code + the jump back */
 
 struct cs_reloc_plan {
@@ -683,6 +684,12 @@ int cs_reloc_emit(const struct cs_reloc_plan *plan, uint64_t thunk, uint8_t *out
  * address undefined there (an unwinder stops).  Writes at most cap bytes
  * to out; returns how many it needed. */
 size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size_t cap);
+/* The .eh_frame of n entry stubs and their thunks, as register_unwind
+ * registers it (entry.c): stub i's bytes at code[i], run at addr[i], len[i]
+ * bytes of stub and thunk.  Returns it malloc'd, its size in *size; NULL
+ * without memory. */
+uint8_t *cs_unwind_blob(const uint8_t *const *code, const uint64_t *addr, const unsigned *len,
+			size_t n, size_t *size);
 
 /* ---- branchscan.c: direct branch targets of a whole module ---- */
 struct cs_branch_set {

@@ -6,6 +6,7 @@
  * bounds-checked, and memory that the code only points at (jump tables) is
  * read with process_vm_readv, which fails instead of faulting. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -1125,4 +1126,71 @@ unknown:
 	cfi_byte(&c, 0x07); /* DW_CFA_undefined */
 	cfi_uleb(&c, 16);
 	return c.len;
+}
+
+static size_t put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return 4;
+}
+
+static size_t put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return 8;
+}
+
+/* An .eh_frame for n stubs and their thunks (one FDE each, covering the
+ * stub and its thunk; the CIE first, a zero length last): stub i's bytes
+ * are at code[i], run at addr[i], len[i] of them (the stub's CS_STUB_BYTES,
+ * then the thunk).  The stub: the caller's return address on top (CFA =
+ * rsp + 8), then the index pushed (rsp + 16: make_stub in entry.c); the thunk: called by the
+ * trampoline (rsp + 8), then as its instructions move rsp (cs_reloc_cfi).
+ * Returns the malloc'd blob and *size, or NULL. */
+uint8_t *cs_unwind_blob(const uint8_t *const *code, const uint64_t *addr, const unsigned *len,
+			size_t n, size_t *size)
+{
+	/* CIE: version 1, no augmentation (absolute FDE addresses), code
+	 * alignment 1, data alignment -8, return address column 16; CFA =
+	 * rsp + 8, return address at CFA - 8; nops to a multiple of 8 with the
+	 * length. */
+	static const uint8_t cie[] = {0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0};
+	uint8_t cfi[256], *blob, *p;
+	size_t i, cap = 4 + sizeof(cie) + 4, l;
+
+	for (i = 0; i < n; i++)
+		cap += 4 + 4 + 16 + 8 + sizeof(cfi);
+	if (!(blob = calloc(1, cap)))
+		return NULL;
+	p = blob;
+	p += put32(p, sizeof(cie));
+	memcpy(p, cie, sizeof(cie));
+	p += sizeof(cie);
+	for (i = 0; i < n; i++) {
+		uint8_t *fde = p;
+
+		/* advance 5 (past push $idx): CFA = rsp + 16; advance to the
+		 * thunk: CFA = rsp + 8. */
+		cfi[0] = 0x40 | 5;
+		cfi[1] = 0x0e;
+		cfi[2] = 16;
+		cfi[3] = 0x40 | (CS_STUB_BYTES - 5);
+		cfi[4] = 0x0e;
+		cfi[5] = 8;
+		l = 6 + cs_reloc_cfi(code[i], len[i], CS_STUB_BYTES, cfi + 6, sizeof(cfi) - 6);
+		if (l > sizeof(cfi))
+			l = 6; /* cannot happen: a thunk is a few instructions */
+		p += 4;
+		p += put32(p, (uint32_t)(p - blob));
+		p += put64(p, addr[i]);
+		p += put64(p, len[i]);
+		memcpy(p, cfi, l);
+		p += l;
+		while ((p - fde) % 8)
+			*p++ = 0; /* DW_CFA_nop */
+		put32(fde, (uint32_t)(p - fde - 4));
+	}
+	p += put32(p, 0); /* the end */
+	*size = (size_t)(p - blob);
+	return blob;
 }
