@@ -1041,11 +1041,28 @@ static unsigned dwarf_saved(ZydisRegister r)
 	}
 }
 
+/* Bits (1 << DWARF number) of the callee-saved registers x writes, apart
+ * from rsp and the one a pop restores. */
+static unsigned saved_written(const struct insn *x)
+{
+	unsigned i, bits = 0, r;
+
+	for (i = 0; i < x->in.operand_count; i++)
+		if (x->op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (x->op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    (r = dwarf_saved(x->op[i].reg.value)))
+			bits |= 1u << r;
+	return bits;
+}
+
 size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size_t cap)
 {
 	struct cfi_out c = {out, cap, 0, at};
 	int64_t depth = 8; /* CFA - rsp: the return address only */
 	int on_rbp = 0, depth_known = 1;
+	/* callee-saved registers with a slot in the rows; the ones written
+	 * in the window (bits 1 << DWARF number) */
+	unsigned in_slot = 0, changed = 0;
 	ZydisDecoder d;
 	struct insn x;
 
@@ -1054,7 +1071,7 @@ size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size
 		size_t next = at + x.in.length;
 		ZydisMnemonic m = x.in.mnemonic;
 		int64_t was = depth;
-		unsigned saved = 0;
+		unsigned saved = 0, restored = 0, written = saved_written(&x);
 
 		if (m == ZYDIS_MNEMONIC_JMP) {
 			/* The jump back, or to an emulated call's callee
@@ -1078,6 +1095,15 @@ size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size
 		} else if (m == ZYDIS_MNEMONIC_POP && !is_reg(&x, 0, ZYDIS_REGISTER_RBP) &&
 			   !is_reg(&x, 0, ZYDIS_REGISTER_RSP)) {
 			depth -= x.in.operand_width / 8;
+			/* the pop of a pushed register: its caller's value
+			 * is back (a push's slot holds it, below), and the
+			 * slot may be pushed over */
+			if (x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (restored = dwarf_saved(x.op[0].reg.value)) &&
+			    (in_slot & (1u << restored)))
+				written &= ~(1u << restored);
+			else
+				restored = 0;
 		} else if ((m == ZYDIS_MNEMONIC_SUB || m == ZYDIS_MNEMONIC_ADD) &&
 			   is_reg(&x, 0, ZYDIS_REGISTER_RSP) &&
 			   x.op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
@@ -1099,6 +1125,12 @@ size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size
 				goto unknown;
 			depth_known = 0; /* the CFA stays rbp-based */
 		}
+		/* A push of a callee-saved register changed in the window
+		 * (since entry, or since its last push): the slot does not
+		 * hold the caller's value. */
+		changed |= written;
+		if (saved && (changed & (1u << saved)))
+			goto unknown;
 		if (depth != was) {
 			if (!depth_known || depth < 8)
 				goto unknown;
@@ -1109,11 +1141,20 @@ size_t cs_reloc_cfi(const uint8_t *code, size_t n, size_t at, uint8_t *out, size
 			}
 		}
 		if (saved) {
-			if (!depth_known)
+			/* the offset is factored by 8: a slot off that
+			 * grid (sub $4,%rsp before) cannot be said */
+			if (!depth_known || depth % 8)
 				goto unknown;
 			cfi_advance(&c, next);
 			cfi_byte(&c, 0x80 | saved); /* DW_CFA_offset, factored by -8 */
 			cfi_uleb(&c, (uint64_t)depth / 8);
+			in_slot |= 1u << saved;
+		}
+		if (restored) {
+			cfi_advance(&c, next);
+			cfi_byte(&c, 0xc0 | restored); /* DW_CFA_restore */
+			in_slot &= ~(1u << restored);
+			changed &= ~(1u << restored);
 		}
 		at = next;
 		if (m == ZYDIS_MNEMONIC_CALL)
@@ -1142,11 +1183,12 @@ static size_t put64(uint8_t *p, uint64_t v)
 
 /* An .eh_frame for n stubs and their thunks (one FDE each, covering the
  * stub and its thunk; the CIE first, a zero length last): stub i's bytes
- * are at code[i], run at addr[i], len[i] of them (the stub's CS_STUB_BYTES,
- * then the thunk).  The stub: the caller's return address on top (CFA =
- * rsp + 8), then the index pushed (rsp + 16: make_stub in entry.c); the thunk: called by the
- * trampoline (rsp + 8), then as its instructions move rsp (cs_reloc_cfi).
- * Returns the malloc'd blob and *size, or NULL. */
+ * are at code[i], run at addr[i], len[i] of them (the stub's
+ * CS_STUB_BYTES, then the thunk).  The stub (make_stub in entry.c): the
+ * caller's return address on top (CFA = rsp + 8), then the index pushed
+ * (rsp + 16); the thunk: called by the trampoline (rsp + 8), then as its
+ * instructions move rsp (cs_reloc_cfi).  Returns the malloc'd blob and
+ * *size, or NULL. */
 uint8_t *cs_unwind_blob(const uint8_t *const *code, const uint64_t *addr, const unsigned *len,
 			size_t n, size_t *size)
 {

@@ -733,6 +733,54 @@ static void test_abs_tables(void)
 	munmap(m, 4096);
 }
 
+/* cs_reloc_cfi on thunk bytes: a 16-byte stub, then code, then jmp back.
+ * Returns the CFI's length; *cfi the instructions. */
+static size_t thunk_cfi(const uint8_t *code, size_t n, uint8_t *cfi, size_t cap)
+{
+	uint8_t t[CS_STUB_BYTES + 64] = {0};
+
+	memcpy(t + CS_STUB_BYTES, code, n);
+	t[CS_STUB_BYTES + n] = 0xe9; /* jmp rel32 */
+	return cs_reloc_cfi(t, CS_STUB_BYTES + n + 5, CS_STUB_BYTES, cfi, cap);
+}
+
+#define CFI_IS(code, ...)                                                          \
+	do {                                                                       \
+		static const uint8_t want_[] = {__VA_ARGS__};                      \
+		uint8_t got_[64];                                                  \
+		size_t n_ = thunk_cfi(code, sizeof(code), got_, sizeof(got_));     \
+		CU_ASSERT_EQUAL(n_, sizeof(want_));                                \
+		CU_ASSERT(n_ == sizeof(want_) && !memcmp(got_, want_, n_));        \
+	} while (0)
+
+/* The rows of a thunk: the CFA and the slots of the registers pushed, or
+ * a stop (DW_CFA_undefined of the return address) where a slot would not
+ * hold the caller's value. */
+static void test_cfi(void)
+{
+	/* push %rbp; mov %rsp,%rbp; push %rbx */
+	static const uint8_t framed[] = {0x55, 0x48, 0x89, 0xe5, 0x53};
+	/* sub $4,%rsp; push %rbx: the slot at CFA - 20, off the grid of
+	 * DW_CFA_offset (factored by -8); it said CFA - 16 */
+	static const uint8_t odd[] = {0x48, 0x83, 0xec, 0x04, 0x53};
+	/* mov %rbx,%r11; mov %rdi,%rbx; push %rbx: the slot holds rdi, the
+	 * caller's rbx is in r11; it said rbx at CFA - 16 */
+	static const uint8_t changed[] = {0x49, 0x89, 0xdb, 0x48, 0x89, 0xfb, 0x53};
+	/* push %rbx; pop %rbx; push %rax; push %rax; push %rax: the slot is
+	 * pushed over after the pop; it said rbx at CFA - 16 still */
+	static const uint8_t popped[] = {0x53, 0x5b, 0x50, 0x50, 0x50};
+
+	/* +1: CFA rsp+16, rbp at CFA-16; +4: CFA rbp+16; +5: rbx at CFA-24 */
+	CFI_IS(framed, 0x41, 0x0e, 0x10, 0x86, 0x02, 0x43, 0x0d, 0x06, 0x41, 0x83, 0x03);
+	/* +4: CFA rsp+12; +5: rsp+20, return address undefined */
+	CFI_IS(odd, 0x44, 0x0e, 0x0c, 0x41, 0x0e, 0x14, 0x07, 0x10);
+	/* +7: return address undefined */
+	CFI_IS(changed, 0x47, 0x07, 0x10);
+	/* +1: rsp+16, rbx at CFA-16; +2: rsp+8, rbx restored; +3..+5 */
+	CFI_IS(popped, 0x41, 0x0e, 0x10, 0x83, 0x02, 0x41, 0x0e, 0x08, 0xc3, 0x41, 0x0e, 0x10,
+	       0x41, 0x0e, 0x18, 0x41, 0x0e, 0x20);
+}
+
 /* Random bytes: plan never crashes and emits only what it accepted. */
 static void test_fuzz(void)
 {
@@ -863,6 +911,7 @@ int main(void)
 	CU_add_test(suite, "absolute jump tables", test_abs_tables);
 	CU_add_test(suite, "run patched functions", test_run);
 	CU_add_test(suite, "run with far thunks", test_run_far);
+	CU_add_test(suite, "frame information", test_cfi);
 	CU_add_test(suite, "random bytes", test_fuzz);
 	CU_add_test(suite, "the C library", test_libc);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
