@@ -79,9 +79,13 @@ done
 status=0
 (
 	trap '' PIPE
-	# The reader is gone before list writes (true exits at once).
-	{ sleep 0.3; "$CS_CMD" list 2>"$T/err"; } | true
-	exit "${PIPESTATUS[0]}"
+	# A FIFO whose only reader is closed before list starts: every
+	# write gets EPIPE (opened read-write first, so that opening it for
+	# writing does not wait for a reader).
+	mkfifo "$T/gone.fifo"
+	exec 3<>"$T/gone.fifo" 4>"$T/gone.fifo"
+	exec 3<&-
+	"$CS_CMD" list 2>"$T/err" >&4
 ) || status=$?
 expect_status "$LINENO (list into a closed pipe)" 1
 grep -qx "cacheshim: cannot write to standard output: Broken pipe" "$T/err" ||
