@@ -288,11 +288,11 @@ static int pmu_not_listed(const char *name, const char *preset)
 static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *pi, int forced)
 {
 	const struct cs_preset_family *f = cs_preset_family_of(pi->name);
-	const char *names[32];
+	const char *names[32], *fixed[32];
 	char full[256], enc[160];
 	struct perf_event_attr attr;
 	uint32_t mask, runs[8], low = 0;
-	unsigned i, ngp = 0, nruns, r, shown = 0, limit, nlow = 0;
+	unsigned i, ngp = 0, nfixed = 0, nruns, r, shown = 0, limit, nlow = 0;
 	unsigned low_limit = f ? f->low_counters : 0;
 
 	if (!f) {
@@ -314,8 +314,15 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 		if (!(mask & (1u << i)))
 			continue;
 		snprintf(full, sizeof(full), "%s::%s", pi->name, f->events[i].event);
-		if (encode_attr(full, enc, sizeof(enc), &attr) == 0 &&
-		    !(pi->num_fixed_cntrs > 0 && cs_preset_fixed_counter(attr.type, attr.config))) {
+		if (encode_attr(full, enc, sizeof(enc), &attr) != 0) {
+			/* cannot be encoded: in no run */
+		} else if (pi->num_fixed_cntrs > 0 &&
+			   cs_preset_fixed_counter(attr.type, attr.config)) {
+			/* A fixed counter's: free, so in every run (as in the
+			 * shim's suggestion), else no run has the inputs of the
+			 * formulas over instructions and cycles. */
+			fixed[nfixed++] = f->events[i].event;
+		} else {
 			if (cs_preset_low_counter(f, attr.type, attr.config)) {
 				low |= 1u << ngp;
 				nlow++;
@@ -356,6 +363,8 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 			       preset, nlow, pi->name, low_limit, nruns);
 		for (r = 0; r < nruns; r++) {
 			printf("  CACHESHIM_EVENTS=tsc");
+			for (i = 0; i < nfixed; i++)
+				printf(",%s", fixed[i]);
 			for (i = 0; i < ngp; i++)
 				if (runs[r] & (1u << i))
 					printf(",%s", names[i]);

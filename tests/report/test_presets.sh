@@ -128,6 +128,10 @@ cases=(
 	$LINENO skl @cache '^@cache needs 6 general-purpose counters, skl has 4: measure it in 2 runs'
 	$LINENO icl @all '^@all needs 9 general-purpose counters, icl has 8: measure it in 3 runs'
 	$LINENO amd64_fam19h_zen3 @all '^counters: 6 general-purpose, 0 fixed$'
+	# The fixed counters' events are free: in every run, so that each
+	# run's file has the inputs of IPC and the MPKI formulas.
+	$LINENO icl @all '^  CACHESHIM_EVENTS=tsc,INST_RETIRED:ANY_P,CPU_CLK_UNHALTED:THREAD_P,ITLB_MISSES:WALK_COMPLETED$'
+	$LINENO skl @all '^  CACHESHIM_EVENTS=tsc,INST_RETIRED:ANY_P,CPU_CLK_UNHALTED,MEM_INST_RETIRED:ALL_LOADS,MEM_LOAD_RETIRED:L1_MISS,MEM_LOAD_RETIRED:L2_HIT,MEM_LOAD_RETIRED:L2_MISS$'
 )
 for ((i = 0; i < ${#cases[@]}; i += 4)); do
 	line=${cases[i]}
