@@ -37,10 +37,11 @@ static const struct cs_preset_event events[] = {
 };
 
 /* intel_icl_event_constraints, less CYCLE_ACTIVITY (A3h), whose unit masks
- * differ: 03h-0Ah (DTLB_LOAD_MISSES 08h), 1Fh-28h, 32h, 48h-54h
- * (DTLB_STORE_MISSES 49h), 60h-8Bh (ITLB_MISSES 85h), A8h-B0h, B7h-BDh,
- * D0h-E6h (MEM_INST_RETIRED, MEM_LOAD_RETIRED), EFh, F0h-F4h. */
-static const uint8_t low_codes[][2] = {{0x03, 0x0a}, {0x1f, 0x28}, {0x32, 0x32}, {0x48, 0x54},
+ * differ: 03h-0Ah (DTLB_LOAD_MISSES 08h), 1Fh-28h, 32h, 48h-56h
+ * (DTLB_STORE_MISSES 49h; 55h and 56h since "perf/x86/intel: Fix event
+ * constraints for ICL", 2022), 60h-8Bh (ITLB_MISSES 85h), A8h-B0h,
+ * B7h-BDh, D0h-E6h (MEM_INST_RETIRED, MEM_LOAD_RETIRED), EFh, F0h-F4h. */
+static const uint8_t low_codes[][2] = {{0x03, 0x0a}, {0x1f, 0x28}, {0x32, 0x32}, {0x48, 0x56},
 				       {0x60, 0x8b}, {0xa8, 0xb0}, {0xb7, 0xbd}, {0xd0, 0xe6},
 				       {0xef, 0xf4}, {0, 0}};
 

@@ -596,6 +596,9 @@ static const struct low_case low_cases[] = {
 	{__LINE__, "icl", 4, 0x0e49, 4},
 	{__LINE__, "icl", 4, 0x0e85, 4},
 	{__LINE__, "icl", 4, 0x412e, 0}, /* LONGEST_LAT_CACHE.MISS */
+	{__LINE__, "icl", 4, 0x0155, 4}, /* INST_DECODED.DECODERS */
+	{__LINE__, "icl", 4, 0x0156, 4}, /* UOPS_DECODED.DEC0 */
+	{__LINE__, "icl", 4, 0x0157, 0},
 	{__LINE__, "spr", 4, 0x0e12, 4},
 	{__LINE__, "spr", 4, 0x0e13, 4},
 	{__LINE__, "spr", 4, 0x0e11, 4},
