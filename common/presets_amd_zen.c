@@ -177,13 +177,43 @@ static const struct cs_preset_event zen2_events[] = {
 	 "L1 and L2 ITLB misses: instruction page-table walks",
 	 PPR17_31 ", PMCx085 BpL1TlbMissL2Miss unit mask 07h"},
 	{"L3_FILL", "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_CACHE", CS_PRESET_L3,
-	 "L1D demand fills from a cache of this die other than the core's L2 (L3, other L2s)",
-	 PPR17_31 ", PMCx043 LsRefillsFromSys unit mask 02h"},
+	 "L1D demand fills from a cache other than the core's L2 when the line's home node is "
+	 "this die's: the L3 or another L2 of the core's CCX, or another CCX's cache",
+	 PPR17_31 ", PMCx043 LsRefillsFromSys unit mask 02h (LsMabRespLclCache: \"local CCX "
+		  "(not Local L2), or Remote CCX and the address's Home Node is on this "
+		  "thread's die\")"},
 	{"BEYOND_L3", "DATA_CACHE_REFILLS_FROM_SYSTEM:0x58", CS_PRESET_L3,
-	 "L1D demand fills from DRAM or another die (unit mask 58h: LsMabRespLclDram, "
-	 "LsMabRespRmtCache, LsMabRespRmtDram)",
+	 "L1D demand fills from DRAM or IO, or from another CCX's cache when the line's home "
+	 "node is another die (unit mask 58h: LsMabRespLclDram, LsMabRespRmtCache, "
+	 "LsMabRespRmtDram)",
 	 PPR17_31 ", PMCx043 LsRefillsFromSys"},
 };
+
+/* Zen 2's PMCx043 sorts cache fills by the line's home node, not by CCX:
+ * a fill from another CCX's cache is a hit when the home node is local. */
+#define ZEN2_L3_FORMULAS								\
+	{"L3-hits", "L3_FILL", CS_FORMULA_COUNT,					\
+	 "L1D demand fills served by a cache other than the core's L2 with the line's "	\
+	 "home node local: the L3 (or another L2) of the core's CCX, and also another "	\
+	 "CCX's cache, which Zen 2 does not tell apart",					\
+	 PPR17_31 ", PMCx043 LsRefillsFromSys unit mask 02h"},				\
+											\
+	{"L3-misses", "BEYOND_L3", CS_FORMULA_COUNT,					\
+	 "L1D demand fills from DRAM or IO, or from another CCX's cache when the line's "	\
+	 "home node is remote (another CCX's cache with a local home node is in L3-hits)",	\
+	 PPR17_31 ", PMCx043 LsRefillsFromSys unit mask 58h"},				\
+											\
+	{"L3-hit-ratio", "L3_FILL / (L3_FILL + BEYOND_L3)", CS_FORMULA_RATIO,		\
+	 "share of the L1D demand fills from outside the core's L2 that a cache with the "	\
+	 "line's home node local served (the CCX's L3, or another CCX's cache)",		\
+	 PPR17_31 ", PMCx043 LsRefillsFromSys"},					\
+											\
+	{"L3-MPKI", "1000 * BEYOND_L3 / INSTR", CS_FORMULA_RATIO,			\
+	 "L1D demand fills from DRAM, IO or a remote node's caches per 1000 retired "	\
+	 "instructions",								\
+	 PPR17_31 ", PMCx043 LsRefillsFromSys"}
+
+static const struct cs_preset_formula zen2_formulas[] = {ZEN_COMMON_FORMULAS, ZEN2_L3_FORMULAS};
 
 static const struct cs_preset_formula zen_formulas[] = {ZEN_COMMON_FORMULAS, ZEN_L3_FORMULAS};
 
@@ -193,9 +223,12 @@ const struct cs_preset_family cs_preset_amd_zen2 = {
 	.pmus = zen2_pmus,
 	.events = zen2_events,
 	.nevents = sizeof(zen2_events) / sizeof(zen2_events[0]),
-	.formulas = zen_formulas,
-	.nformulas = sizeof(zen_formulas) / sizeof(zen_formulas[0]),
-	.notes = ZEN_NOTES,
+	.formulas = zen2_formulas,
+	.nformulas = sizeof(zen2_formulas) / sizeof(zen2_formulas[0]),
+	.notes = ZEN_NOTES "  On Zen 2 a fill from another CCX's cache counts as an L3 hit when "
+			   "the line's home node is local (PMCx043 does not tell the CCXs "
+			   "apart): with threads sharing data across CCXs, L3-hits are not the "
+			   "hits of the core's own L3.",
 };
 
 static const char *const zen3_pmus[] = {"amd64_fam19h_zen3", NULL};

@@ -141,6 +141,18 @@ for ((i = 0; i < ${#cases[@]}; i += 4)); do
 		{ fail "$line" "no line matching '${cases[i + 3]}'"; show "$T/out"; }
 done
 
+# Zen 2's LsMabRespLclCache (unit mask 02h) is a fill from any cache
+# whose home node is local, another CCX's included: its L3 formulas say
+# so, not "the core's own CCX" of Zen 3 and 4.
+run_cmd "$CS_CMD" list --pmu amd64_fam17h_zen2 @l3
+tr -s ' \n' '  ' <"$T/out" >"$T/flat"
+grep -q "L3-hits = L3_FILL (count) L1D demand fills served by a cache other than the core's L2 with the line's home node local: the L3 (or another L2) of the core's CCX, and also another CCX's cache" "$T/flat" &&
+	! grep -q "own CCX" "$T/flat" || { fail $LINENO "zen2: L3 formulas said of the own CCX"; show "$T/out"; }
+run_cmd "$CS_CMD" list --pmu amd64_fam19h_zen3 @l3
+tr -s ' \n' '  ' <"$T/out" >"$T/flat"
+grep -q "L3-hits = L3_FILL (count) L1D demand fills served by the L3 (or another L2) of the core's own CCX" "$T/flat" ||
+	{ fail $LINENO "zen3: L3-hits"; show "$T/out"; }
+
 # A preset lists its own formulas only: @cache has no per-instruction
 # ones (instructions are @ipc); @tlb fits skl's 4 counters, its events
 # any of them.
