@@ -199,6 +199,22 @@ int cs_preset_fixed_counter(uint32_t perf_type, uint64_t config)
 	       config == 0x0400;
 }
 
+int cs_preset_fixed_counter_free(uint32_t perf_type, uint64_t config, int watchdog)
+{
+	if (!cs_preset_fixed_counter(perf_type, config))
+		return 0;
+	if (!watchdog)
+		return 1;
+	/* The watchdog's event: perf's cycles, which the kernel maps to
+	 * CPU_CLK_UNHALTED.THREAD (0x003c) on fixed counter 1. */
+	return perf_type == TYPE_HARDWARE ? config != 0 : config != 0x003c;
+}
+
+unsigned cs_preset_watchdog_counters(unsigned limit, int num_fixed, int watchdog)
+{
+	return watchdog && num_fixed <= 0 && limit > 0 ? limit - 1 : limit;
+}
+
 unsigned cs_preset_counters(const struct cs_preset_family *f, int pfm_num_cntrs)
 {
 	if (f && f->counters)

@@ -115,6 +115,20 @@ uint32_t cs_preset_events(const struct cs_preset_family *f, unsigned bits);
  * it needs none of the general-purpose ones, else 0. */
 int cs_preset_fixed_counter(uint32_t perf_type, uint64_t config);
 
+/* The kernel's NMI watchdog (kernel.nmi_watchdog=1) keeps a pinned
+ * cycles event on every CPU.  Where the PMU has fixed counters (Intel) it
+ * holds the core-cycles one, so a cycles event needs a general-purpose
+ * counter; where it has none (AMD) it holds a general-purpose counter.
+ * Returns 1 when a perf event of this type and config can use a fixed
+ * counter that the watchdog leaves free: cs_preset_fixed_counter, less
+ * the cycles events when watchdog is set. */
+int cs_preset_fixed_counter_free(uint32_t perf_type, uint64_t config, int watchdog);
+
+/* Returns the general-purpose counters left of limit when watchdog is set
+ * on a PMU with num_fixed fixed counters: one fewer without fixed
+ * counters, else limit. */
+unsigned cs_preset_watchdog_counters(unsigned limit, int num_fixed, int watchdog);
+
 /* Returns the general-purpose counters one thread of f's PMU can use at
  * once: f->counters, else libpfm4's num_cntrs (0 when neither is known).
  * f may be NULL. */

@@ -209,6 +209,21 @@ static void wrapped(const char *label, const char *text)
 	putchar('\n');
 }
 
+/* 1 when the kernel's NMI watchdog is on here: it holds a counter on
+ * every CPU (common/presets.h). */
+static int nmi_watchdog_on(void)
+{
+	char c = '0';
+	FILE *fp = fopen("/proc/sys/kernel/nmi_watchdog", "re");
+
+	if (!fp)
+		return 0;
+	if (fread(&c, 1, 1, fp) != 1)
+		c = '0';
+	fclose(fp);
+	return c != '0';
+}
+
 /* True when no hardware counter opens here (a virtual machine). */
 static int no_pmu_here(void)
 {
@@ -293,7 +308,9 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 	struct perf_event_attr attr;
 	uint32_t mask, runs[8], low = 0;
 	unsigned i, ngp = 0, nfixed = 0, nruns, r, shown = 0, limit, nlow = 0;
-	unsigned low_limit = f ? f->low_counters : 0;
+	unsigned low_limit = f ? f->low_counters : 0, all;
+	/* This machine's watchdog: not another model's (--pmu). */
+	int wd = !forced && nmi_watchdog_on();
 
 	if (!f) {
 		cs_err("list: no preset recipe for PMU '%s'; recipes exist for:", pi->name);
@@ -302,8 +319,14 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 	}
 	mask = cs_preset_events(f, bits);
 	printf("%s on %s: %s recipe, %s\n", preset, pi->name, f->name, f->title);
-	limit = cs_preset_counters(f, pi->num_cntrs);
-	printf("counters: %u general-purpose, %d fixed\n", limit, pi->num_fixed_cntrs);
+	all = cs_preset_counters(f, pi->num_cntrs);
+	limit = cs_preset_watchdog_counters(all, pi->num_fixed_cntrs, wd);
+	printf("counters: %u general-purpose, %d fixed\n", all, pi->num_fixed_cntrs);
+	if (wd)
+		printf("note: the NMI watchdog (kernel.nmi_watchdog=1) holds %s on every CPU "
+		       "(sysctl -w kernel.nmi_watchdog=0 frees it)\n",
+		       limit < all ? "one general-purpose counter"
+				   : "the fixed cycles counter: cycles take a general-purpose one");
 	if (f->notes)
 		wrapped("", f->notes);
 	if (!forced && no_pmu_here())
@@ -317,7 +340,7 @@ static int list_preset(const char *preset, unsigned bits, const pfm_pmu_info_t *
 		if (encode_attr(full, enc, sizeof(enc), &attr) != 0) {
 			/* cannot be encoded: in no run */
 		} else if (pi->num_fixed_cntrs > 0 &&
-			   cs_preset_fixed_counter(attr.type, attr.config)) {
+			   cs_preset_fixed_counter_free(attr.type, attr.config, wd)) {
 			/* A fixed counter's: free, so in every run (as in the
 			 * shim's suggestion), else no run has the inputs of the
 			 * formulas over instructions and cycles. */

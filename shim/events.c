@@ -140,6 +140,21 @@ static int paranoid_level(void)
 	return atoi(buf);
 }
 
+/* 1 when the kernel's NMI watchdog is on (it holds a counter on every
+ * CPU: common/presets.h), else 0. */
+static int nmi_watchdog_on(void)
+{
+	char c = '0';
+	int fd = open("/proc/sys/kernel/nmi_watchdog", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	return c != '0';
+}
+
 /* One line explaining why perf_event_open failed with err for name. */
 static void explain_open_failure(const char *name, const struct cs_event_enc *e, int err)
 {
@@ -444,17 +459,26 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 	const char *names[CS_MAX_EVENTS];
 	char other[160] = "", line[440]; /* cs_log's line holds 512 bytes */
 	uint32_t runs[8], low = 0;
-	unsigned i, r, k, ngp = 0, nlow = 0, limit, nruns, need;
+	unsigned i, r, k, ngp = 0, nlow = 0, limit, nruns, need, all;
 	unsigned low_limit = f ? f->low_counters : 0;
+	int wd = 0, held = 0;
 
-	limit = detected.known ? cs_preset_counters(f, detected.info.num_cntrs) : 0;
+	all = limit = detected.known ? cs_preset_counters(f, detected.info.num_cntrs) : 0;
 	if (!limit)
 		return;
+	wd = nmi_watchdog_on();
+	limit = cs_preset_watchdog_counters(limit, detected.info.num_fixed_cntrs, wd);
+	held = limit < all;
 	for (i = 0; i < n; i++) {
 		const struct cs_event_enc *e = &cs_g.enc[i];
+		int fixed = detected.info.num_fixed_cntrs > 0 &&
+			    cs_preset_fixed_counter(e->perf_type, e->config);
 
-		if (hardware(e) && !(detected.info.num_fixed_cntrs > 0 &&
-				     cs_preset_fixed_counter(e->perf_type, e->config))) {
+		if (hardware(e) && fixed &&
+		    !cs_preset_fixed_counter_free(e->perf_type, e->config, wd))
+			held = 1; /* cycles, on a general-purpose counter */
+		if (hardware(e) &&
+		    !(fixed && cs_preset_fixed_counter_free(e->perf_type, e->config, wd))) {
 			if (cs_preset_low_counter(f, e->perf_type, e->config)) {
 				low |= 1u << ngp;
 				nlow++;
@@ -470,6 +494,12 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 	need = (ngp + limit - 1) / limit;
 	if (nlow > low_limit && (nlow + low_limit - 1) / low_limit > need)
 		need = (nlow + low_limit - 1) / low_limit;
+	if (held)
+		cs_log("the NMI watchdog (kernel.nmi_watchdog=1) holds %s on every CPU; "
+		       "sysctl -w kernel.nmi_watchdog=0 frees it",
+		       limit < all
+			       ? "one of these general-purpose counters"
+			       : "the fixed cycles counter, so cycles need a general-purpose one");
 	if (ngp > limit)
 		cs_log("%u events need a general-purpose counter but %s has %u: the kernel "
 		       "cannot schedule them as one group, so no call would be measured; split "

@@ -574,6 +574,24 @@ static void test_fixed_counters(void)
 	CU_ASSERT(!cs_preset_fixed_counter(4, 0x10000c0)); /* with a cmask */
 	CU_ASSERT(cs_preset_fixed_counter(8, 0xc0)); /* a hybrid PMU's type */
 	CU_ASSERT(!cs_preset_fixed_counter(1, 0)); /* software: no counter at all */
+
+	/* The NMI watchdog's pinned cycles event: on Intel it holds fixed
+	 * counter 1, so cycles need a general-purpose counter; on AMD (no
+	 * fixed counters) it holds a general-purpose one: 5 on Zen, 3 on
+	 * family 10h. */
+	CU_ASSERT(cs_preset_fixed_counter_free(4, 0x3c, 0));
+	CU_ASSERT(!cs_preset_fixed_counter_free(4, 0x3c, 1));
+	CU_ASSERT(!cs_preset_fixed_counter_free(0, 0, 1)); /* perf cycles */
+	CU_ASSERT(!cs_preset_fixed_counter_free(9, 0x3c, 1)); /* cpu_core's type */
+	CU_ASSERT(cs_preset_fixed_counter_free(4, 0xc0, 1));
+	CU_ASSERT(cs_preset_fixed_counter_free(0, 1, 1)); /* perf instructions */
+	CU_ASSERT(cs_preset_fixed_counter_free(4, 0x300, 1));
+	CU_ASSERT(!cs_preset_fixed_counter_free(4, 0x20d1, 0));
+	CU_ASSERT_EQUAL(cs_preset_watchdog_counters(6, 0, 1), 5);
+	CU_ASSERT_EQUAL(cs_preset_watchdog_counters(4, 0, 1), 3);
+	CU_ASSERT_EQUAL(cs_preset_watchdog_counters(6, 0, 0), 6);
+	CU_ASSERT_EQUAL(cs_preset_watchdog_counters(8, 4, 1), 8);
+	CU_ASSERT_EQUAL(cs_preset_watchdog_counters(0, 0, 1), 0);
 }
 
 /* Counters per thread and the kernel's counter constraints: the Intel
