@@ -128,6 +128,122 @@ int cs_site_rows_claim(uint32_t target, uint64_t callsite, uint64_t key)
 	return row;
 }
 
+/* Site blocks of exited threads, for later threads to take over.
+ *
+ * A site block is written by its thread alone, so a thread's blocks used
+ * to be its own for good: a program starting a thread per task made one
+ * block per thread and call site (9 KB per event each), overflow rows
+ * too, and filled the file however few its call sites were (a review
+ * helper: 10,000 short threads calling one function from one call site
+ * with 4 events lost 45,850 of their 100,000 calls to a full file).
+ * Once a thread is gone its blocks are written no more: a later thread
+ * of the same counters that calls the same (target, call site, key)
+ * takes one over and goes on counting in it.  Its `tid` stays that of
+ * the thread that made it (identity fields never change); readers merge
+ * a call site's blocks over threads anyway.
+ *
+ * Open addressing under the same lock as the rows: several entries may
+ * have one key (blocks of several exited threads); a taken entry becomes
+ * a tombstone (tag kept, site 0).  Bounded by the blocks in the file. */
+struct spare_slot {
+	uint64_t callsite;
+	uint32_t tag; /* 0: empty */
+	uint32_t site; /* cs_site_at index; 0: taken (a tombstone) */
+	uint32_t events_open; /* of the thread that made the block */
+	uint32_t epoch; /* cs_g.epoch (low bits) when its thread left it */
+};
+
+static struct spare_slot *spares;
+static uint64_t spare_mask, spare_used; /* used: entries and tombstones */
+
+static struct spare_slot *spares_new(uint64_t n)
+{
+	long bytes = (long)(n * sizeof(struct spare_slot));
+	long p = cs_syscall6(SYS_mmap, 0, bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p < 0 && p > -4096)
+		return NULL;
+	cs_syscall6(SYS_madvise, p, bytes, MADV_POPULATE_WRITE, 0, 0, 0);
+	return (struct spare_slot *)p;
+}
+
+/* Room for one more entry: grown (tombstones dropped) at 3/4 full. */
+static int spare_room(void)
+{
+	uint64_t n = ROWS_MIN_SLOTS, live = 0, i;
+	struct spare_slot *tab, *old = spares;
+
+	if (spares && (spare_used + 1) * 4 <= (spare_mask + 1) * 3)
+		return 1;
+	for (i = 0; spares && i <= spare_mask; i++)
+		live += spares[i].site != 0;
+	while ((live + 1) * 2 > n)
+		n *= 2;
+	tab = spares_new(n);
+	if (!tab)
+		return 0;
+	for (i = 0; old && i <= spare_mask; i++) {
+		uint64_t h;
+
+		if (!old[i].site)
+			continue;
+		for (h = cs_site_hash(old[i].tag, old[i].callsite); tab[h & (n - 1)].tag; h++)
+			;
+		tab[h & (n - 1)] = old[i];
+	}
+	spares = tab;
+	if (old)
+		cs_syscall6(SYS_munmap, (long)old, (long)((spare_mask + 1) * sizeof(*old)), 0, 0,
+			    0, 0);
+	spare_mask = n - 1;
+	spare_used = live;
+	return 1;
+}
+
+void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t events_open)
+{
+	uint64_t h;
+
+	take();
+	if (spare_room()) {
+		for (h = cs_site_hash(tag, callsite); spares[h & spare_mask].tag; h++)
+			;
+		spares[h & spare_mask] = (struct spare_slot){
+			.callsite = callsite,
+			.tag = tag,
+			.site = site,
+			.events_open = events_open,
+			.epoch = (uint32_t)__atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE),
+		};
+		spare_used++;
+	}
+	drop();
+}
+
+uint32_t cs_site_rows_adopt(uint64_t callsite, uint32_t tag, uint32_t events_open)
+{
+	uint32_t epoch = (uint32_t)__atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE), site = 0;
+	uint64_t h;
+
+	take();
+	for (h = cs_site_hash(tag, callsite); spares && spares[h & spare_mask].tag; h++) {
+		struct spare_slot *s = &spares[h & spare_mask];
+
+		/* A module unloaded since may have left its call site's
+		 * address to another one: only overflow rows (call site 0)
+		 * outlive that. */
+		if (s->site && s->callsite == callsite && s->tag == tag &&
+		    s->events_open == events_open && (!callsite || s->epoch == epoch)) {
+			site = s->site;
+			s->site = 0;
+			break;
+		}
+	}
+	drop();
+	return site;
+}
+
 void cs_site_rows_after_fork(void)
 {
 	/* A child starts a file of its own, with no rows; the parent's
@@ -136,6 +252,11 @@ void cs_site_rows_after_fork(void)
 		slots_free(slots, mask + 1);
 	slots = NULL;
 	mask = used = 0;
+	if (spares)
+		cs_syscall6(SYS_munmap, (long)spares, (long)((spare_mask + 1) * sizeof(*spares)), 0,
+			    0, 0, 0);
+	spares = NULL;
+	spare_mask = spare_used = 0;
 	lock = 0;
 	cs_g.nrows = 0;
 }

@@ -93,6 +93,18 @@ static void table_free_all(struct cs_site_table *tab)
 	}
 }
 
+/* The events counted in thread t (its thread block's events_open). */
+static uint32_t events_open(const struct cs_thread *t)
+{
+	uint32_t open = 0;
+
+	if (cs_g.tsc_index >= 0)
+		open |= 1u << cs_g.tsc_index;
+	for (unsigned i = 0; i < t->nperf; i++)
+		open |= 1u << t->perf_event[i];
+	return open;
+}
+
 static struct cs_thread *thread_create(void)
 {
 	struct cs_thread *t = map_zeroed(sizeof(*t));
@@ -123,10 +135,7 @@ static struct cs_thread *thread_create(void)
 	b = cs_output_reserve(sizeof(*b));
 	if (b) {
 		b->tid = t->tid;
-		if (cs_g.tsc_index >= 0)
-			b->events_open |= 1u << cs_g.tsc_index;
-		for (unsigned i = 0; i < t->nperf; i++)
-			b->events_open |= 1u << t->perf_event[i];
+		b->events_open = events_open(t);
 		cs_output_publish(b, CS_BLOCK_THREAD);
 		t->block = b;
 	}
@@ -241,6 +250,37 @@ static void thread_free(struct cs_thread *t)
 	munmap(t, sizeof(*t));
 }
 
+/* Hands the site blocks of exiting thread t, which writes them no more,
+ * to later threads (siterows.c): each under its own (call site, target,
+ * key), once, and only when no call of it is left in flight (a siglongjmp
+ * out of one), which a later thread's calls would be taken for. */
+static int file_sealed(void);
+
+static void leave_sites(struct cs_thread *t)
+{
+	const struct cs_site_table *tab = t->sites;
+	uint32_t open = events_open(t);
+	int current = t->epoch == __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
+	uint64_t i;
+
+	if (!tab || file_sealed())
+		return;
+	for (i = 0; i <= tab->mask; i++) {
+		const struct cs_site_slot *s = &tab->slot[i];
+		const struct cs_site_block *b;
+
+		if (s->site <= CS_SITE_NOT_MADE)
+			continue;
+		b = cs_site_at(s->site);
+		if (b->callsite != s->callsite || (b->callsite && !current) ||
+		    __atomic_load_n(&b->entered, __ATOMIC_RELAXED) !=
+			    __atomic_load_n(&b->calls, __ATOMIC_RELAXED) +
+				    __atomic_load_n(&b->dropped, __ATOMIC_RELAXED))
+			continue;
+		cs_site_rows_leave(s->callsite, s->tag, s->site, open);
+	}
+}
+
 /* pthread key destructor: the thread is exiting.  The program's own key
  * destructors may still call targets, in this round or later ones (ours
  * was made in the constructor, so it runs first in each round): the key
@@ -266,6 +306,7 @@ static void thread_destroy(void *p)
 	 * on short-lived threads signalled without pause). */
 	cs_guard_take_quiet(&mask);
 	cs_tls_thread = &disabled_thread;
+	leave_sites(t);
 	cs_output_arena_release(&((struct cs_thread *)p)->arena);
 	thread_free(p);
 	cs_guard_drop_quiet(&mask);
@@ -502,6 +543,18 @@ static int is_calibration(uint32_t target)
 	return tb && (tb->how & CS_HOOK_CALIBRATION);
 }
 
+/* An exited thread's block of (target, callsite, key), now t's, or NULL. */
+static struct cs_site_block *adopt(struct cs_thread *t, uint32_t target, uint64_t callsite,
+				   uint64_t key)
+{
+	uint32_t site = cs_site_rows_adopt(callsite, cs_site_tag(target, key), events_open(t));
+
+	if (!site)
+		return NULL;
+	remember_site(t, target, callsite, key, site);
+	return cs_site_at(site);
+}
+
 /* The thread's overflow row of (target, key), taking the calls of
  * callsite from now on. */
 static struct cs_site_block *overflow_row(struct cs_thread *t, uint32_t target, uint64_t callsite,
@@ -509,7 +562,7 @@ static struct cs_site_block *overflow_row(struct cs_thread *t, uint32_t target, 
 {
 	struct cs_site_block *b = table_get(t->sites, target, 0, key);
 
-	if (!b) {
+	if (!b && !(b = adopt(t, target, 0, key))) {
 		b = new_site(t, target, 0, key);
 		if (!b) {
 			remember_not_made(t, target, callsite, key);
@@ -537,6 +590,10 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 		remember(t, target, callsite, key, b);
 		return b;
 	}
+	/* An exited thread's block of the call site goes on here. */
+	b = adopt(t, target, callsite, key);
+	if (b)
+		return b;
 	/* Beyond CACHESHIM_MAX_SITES call sites in the process (the shim's
 	 * calibration site not counted; a call site with a row has it in
 	 * every thread), or when site blocks (one per thread and call site)

@@ -6,7 +6,9 @@
  * main thread alone) calls rt_leaf from SITES (1 to 48) call sites of its
  * own, site i (i + 1) times, and with 8 sites or more rt_ping(4) once
  * (three nested levels); then the program prints the sum of the results
- * and exits, or kills itself with SIGKILL (after printing). */
+ * and exits, or kills itself with SIGKILL (after printing).  The threads
+ * wait for each other before they exit: an exited thread's blocks pass
+ * to the next thread of the same call sites, which then makes none. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 #define SITES RT_CALL_SITES
 
 static int nsites;
+static pthread_barrier_t all_done;
+static long main_sum;
 
 static void *worker(void *arg)
 {
@@ -30,6 +34,8 @@ static void *worker(void *arg)
 	if (nsites >= 8)
 		s += rt_ping(4);
 	*(long *)arg = s;
+	if (arg != &main_sum)
+		pthread_barrier_wait(&all_done);
 	return NULL;
 }
 
@@ -50,8 +56,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (n == 0) {
-		worker(&total);
+		worker(&main_sum);
+		total = main_sum;
 	} else {
+		pthread_barrier_init(&all_done, NULL, (unsigned)n);
 		for (t = 0; t < n; t++) {
 			if (pthread_create(&tid[t], NULL, worker, &sum[t])) {
 				fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
