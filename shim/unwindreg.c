@@ -34,28 +34,33 @@ void cs_unwind_init(void)
 
 /* Whether __register_frame can be had; libgcc_s.so.1 loaded for it only
  * if load.  The guard is up: the shim's dlopen wrapper makes no patching
- * pass for it (this may run in a signal handler). */
+ * pass for it (this may run in a signal handler).  Never called with the
+ * lock held: dlopen takes the loader's lock, which a thread running a
+ * library's constructor holds while its dlopen's patching pass waits for
+ * ours (cs_unwind_add): a thread's first backtrace() during a nested
+ * dlopen in a constructor hung both threads. */
 static int ready(int load)
 {
+	void (*f)(void *) = NULL;
 	void *h;
 
-	if (register_frame)
+	if (__atomic_load_n(&register_frame, __ATOMIC_ACQUIRE))
 		return 1;
 	cs_guard_take();
 	h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | (load ? 0 : RTLD_NOLOAD));
 	if (h)
-		register_frame = (void (*)(void *))dlsym(h, "__register_frame");
+		f = (void (*)(void *))dlsym(h, "__register_frame");
+	if (f)
+		__atomic_store_n(&register_frame, f, __ATOMIC_RELEASE);
 	cs_guard_drop();
-	return register_frame != NULL;
+	return f != NULL;
 }
 
-/* Registers the waiting blobs once libgcc_s is there; the lock held. */
-static void flush_locked(int load)
+/* Registers the waiting blobs; the lock held, register_frame known. */
+static void flush_locked(void)
 {
 	size_t i;
 
-	if (!npending || !ready(load))
-		return;
 	for (i = 0; i < npending; i++)
 		register_frame(pending[i]);
 	npending = 0;
@@ -77,16 +82,16 @@ void cs_unwind_add(void *blob)
 		cap = cap ? 2 * cap : 8;
 	}
 	pending[npending++] = blob;
-	flush_locked(0);
 	pthread_mutex_unlock(&lock);
+	cs_unwind_flush();
 }
 
 void cs_unwind_flush(void)
 {
-	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED) || !ready(0))
 		return;
 	pthread_mutex_lock(&lock);
-	flush_locked(0);
+	flush_locked();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -97,8 +102,9 @@ CS_EXPORT int backtrace(void **buf, int size)
 {
 	int saved = errno;
 
-	if (__atomic_load_n(&npending, __ATOMIC_RELAXED) && pthread_mutex_trylock(&lock) == 0) {
-		flush_locked(1);
+	if (__atomic_load_n(&npending, __ATOMIC_RELAXED) && ready(1) &&
+	    pthread_mutex_trylock(&lock) == 0) {
+		flush_locked();
 		pthread_mutex_unlock(&lock);
 	}
 	errno = saved;
