@@ -806,9 +806,11 @@ void cs_unwind_flush(void);
  * path only (signals blocked). */
 int cs_site_rows_claim(uint32_t target, uint64_t callsite, uint64_t key);
 /* An exited thread's site block (a cs_site_at index) of (callsite,
- * cs_site_tag), which a later thread with the same events open may take
- * over (cs_site_rows_adopt: the index, or 0 when there is none). */
-void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t events_open);
+ * cs_site_tag), its call site valid in epoch (the thread's cs_g.epoch),
+ * which a later thread with the same events open may take over in that
+ * epoch (cs_site_rows_adopt: the index, or 0 when there is none). */
+void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t events_open,
+			uint64_t epoch);
 uint32_t cs_site_rows_adopt(uint64_t callsite, uint32_t tag, uint32_t events_open);
 void cs_site_rows_after_fork(void);
 

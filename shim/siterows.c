@@ -201,7 +201,8 @@ static int spare_room(void)
 	return 1;
 }
 
-void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t events_open)
+void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t events_open,
+			uint64_t epoch)
 {
 	uint64_t h;
 
@@ -214,7 +215,10 @@ void cs_site_rows_leave(uint64_t callsite, uint32_t tag, uint32_t site, uint32_t
 			.tag = tag,
 			.site = site,
 			.events_open = events_open,
-			.epoch = (uint32_t)__atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE),
+			/* The epoch the thread's call sites were valid in,
+			 * not the current one: a dlclose since must make
+			 * the block's call site stale (review helper 78). */
+			.epoch = (uint32_t)epoch,
 		};
 		spare_used++;
 	}

@@ -277,7 +277,7 @@ static void leave_sites(struct cs_thread *t)
 			    __atomic_load_n(&b->calls, __ATOMIC_RELAXED) +
 				    __atomic_load_n(&b->dropped, __ATOMIC_RELAXED))
 			continue;
-		cs_site_rows_leave(s->callsite, s->tag, s->site, open);
+		cs_site_rows_leave(s->callsite, s->tag, s->site, open, t->epoch);
 	}
 }
 
