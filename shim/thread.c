@@ -252,8 +252,11 @@ static void thread_free(struct cs_thread *t)
 
 /* Hands the site blocks of exiting thread t, which writes them no more,
  * to later threads (siterows.c): each under its own (call site, target,
- * key), once, and only when no call of it is left in flight (a siglongjmp
- * out of one), which a later thread's calls would be taken for. */
+ * key), once.  A call of t still entered now never returns (pthread_exit
+ * inside it, a siglongjmp out of it: its frames are gone), so its block
+ * passes on too, that call counted as entered, not returned; kept back,
+ * a thread per task that leaves inside a wrapped call filled the file
+ * again (review helper 78: 1,985 of 2,400 calls not recorded). */
 static int file_sealed(void);
 
 static void leave_sites(struct cs_thread *t)
@@ -272,10 +275,7 @@ static void leave_sites(struct cs_thread *t)
 		if (s->site <= CS_SITE_NOT_MADE)
 			continue;
 		b = cs_site_at(s->site);
-		if (b->callsite != s->callsite || (b->callsite && !current) ||
-		    __atomic_load_n(&b->entered, __ATOMIC_RELAXED) !=
-			    __atomic_load_n(&b->calls, __ATOMIC_RELAXED) +
-				    __atomic_load_n(&b->dropped, __ATOMIC_RELAXED))
+		if (b->callsite != s->callsite || (b->callsite && !current))
 			continue;
 		cs_site_rows_leave(s->callsite, s->tag, s->site, open, t->epoch);
 	}
