@@ -64,21 +64,43 @@ static void forget_unloaded(void)
 	}
 }
 
+/* Depth of this thread's calls of the real dlopen and dlclose under the
+ * wrappers below: while it is not 0, the thread holds the loader's lock
+ * (a library's constructor or destructor runs). */
+static __thread unsigned in_loader;
+/* A forget of unloaded modules that could not wait for patch_lock. */
+static int forget_wanted;
+
+/* Takes patch_lock; 0 when it must not wait for it.  A pass holding it
+ * takes holds on modules (dlopen RTLD_NOLOAD), which wait for the
+ * loader's lock: a thread inside dlopen or dlclose (a constructor's
+ * nested dlopen) waiting for patch_lock then hung both threads.  Such a
+ * thread only tries: the outer dlopen's own pass, after its constructors,
+ * patches what the nested one loaded (their calls until then are not
+ * measured), and a skipped forget is made by the next pass. */
+static int lock_patching(void)
+{
+	if (!in_loader) {
+		pthread_mutex_lock(&patch_lock);
+		return 1;
+	}
+	return pthread_mutex_trylock(&patch_lock) == 0;
+}
+
 /* Entry patching first: GOT slots of functions it patched stay as they
  * are, so no call is counted twice. */
 static void patch_all(void)
 {
-	int held = 0;
+	int held = 0, got_held = 0;
 
-	pthread_mutex_lock(&patch_lock);
-	int got_held = 0;
-
+	if (!lock_patching())
+		return;
 	if (cs_g.settings.hook & CS_HOOK_ENTRY)
 		cs_entry_patch_all(&held);
 	if (cs_g.settings.hook & CS_HOOK_GOT)
 		cs_got_patch_all(&got_held);
 	/* Dropping a pass's hold on a module may have unloaded it. */
-	if (held || got_held)
+	if (held || got_held || __atomic_exchange_n(&forget_wanted, 0, __ATOMIC_ACQ_REL))
 		forget_unloaded();
 	pthread_mutex_unlock(&patch_lock);
 }
@@ -533,6 +555,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		file = path;
 	errno = saved;
 	cs_guard_drop();
+	in_loader++;
 	h = real(file, mode);
 	if (!h && !ours && file && file != path && !strchr(file, '/')) {
 		/* Not found where libcacheshim's own search looks: try the
@@ -547,6 +570,7 @@ CS_EXPORT void *dlopen(const char *file, int mode)
 		if (found)
 			h = real(path, mode);
 	}
+	in_loader--;
 	if (!ours)
 		cs_modules_loader_usable(); /* the real dlopen got its lock */
 	if (h && cs_g.enabled && !cs_g.sandboxed && !cs_tls_guard) {
@@ -723,7 +747,9 @@ CS_EXPORT int dlclose(void *handle)
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	if (!real)
 		return -1;
+	in_loader++;
 	ret = real(handle);
+	in_loader--;
 	if (!cs_tls_guard)
 		cs_modules_loader_usable();
 	if (ret == 0 && cs_g.enabled && !cs_g.sandboxed && !cs_tls_guard) {
@@ -732,9 +758,12 @@ CS_EXPORT int dlclose(void *handle)
 		cs_guard_take();
 		saved = errno;
 		cancel = cs_cancel_off();
-		pthread_mutex_lock(&patch_lock);
-		forget_unloaded();
-		pthread_mutex_unlock(&patch_lock);
+		if (lock_patching()) {
+			forget_unloaded();
+			pthread_mutex_unlock(&patch_lock);
+		} else {
+			__atomic_store_n(&forget_wanted, 1, __ATOMIC_RELEASE);
+		}
 		cs_cancel_restore(cancel);
 		errno = saved;
 		cs_guard_drop();
