@@ -217,6 +217,7 @@ static void after_fork_child(void)
 	unsigned i;
 	int cancel;
 
+	cs_unwind_after_fork();
 	if (!cs_g.enabled) {
 		after_fork_parent(); /* the guard as before the fork */
 		return;

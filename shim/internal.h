@@ -798,6 +798,8 @@ void cs_unwind_init(void);
 void cs_unwind_add(void *blob);
 /* Registers the waiting blobs if libgcc_s.so.1 has been loaded since. */
 void cs_unwind_flush(void);
+/* In a forked child: the lock as new (its holder stayed in the parent). */
+void cs_unwind_after_fork(void);
 
 /* ---- siterows.c ---- */
 /* Whether call site (callsite, target, key) has a row of its own: it had

@@ -56,14 +56,15 @@ static int ready(int load)
 	return f != NULL;
 }
 
-/* Registers the waiting blobs; the lock held, register_frame known. */
+/* Registers the waiting blobs; the lock held, register_frame known.
+ * Each leaves the list once registered: a child forked meanwhile by
+ * another thread (cs_unwind_after_fork) registers only the rest. */
 static void flush_locked(void)
 {
-	size_t i;
-
-	for (i = 0; i < npending; i++)
-		register_frame(pending[i]);
-	npending = 0;
+	while (npending) {
+		register_frame(pending[npending - 1]);
+		__atomic_store_n(&npending, npending - 1, __ATOMIC_RELAXED);
+	}
 }
 
 void cs_unwind_add(void *blob)
@@ -93,6 +94,15 @@ void cs_unwind_flush(void)
 	pthread_mutex_lock(&lock);
 	flush_locked();
 	pthread_mutex_unlock(&lock);
+}
+
+/* A forked child: the thread that held the lock (a first backtrace()
+ * loading libgcc_s, a patching pass registering its blob) is not there,
+ * and the child's first dlopen (cs_unwind_flush) or patching pass waited
+ * for it for ever. */
+void cs_unwind_after_fork(void)
+{
+	pthread_mutex_init(&lock, NULL);
 }
 
 /* glibc's backtrace, after the waiting blobs are registered.  A trylock:
