@@ -168,10 +168,14 @@ static struct spare_slot *spares_new(uint64_t n)
 	return (struct spare_slot *)p;
 }
 
-/* Room for one more entry: grown (tombstones dropped) at 3/4 full. */
+/* Room for one more entry: grown (tombstones dropped) at 3/4 full.
+ * Never smaller than before: a child forked by another thread between
+ * the two stores below unmaps the new table by the old size
+ * (cs_site_rows_after_fork), which must not reach past it into the
+ * program's memory. */
 static int spare_room(void)
 {
-	uint64_t n = ROWS_MIN_SLOTS, live = 0, i;
+	uint64_t n = spares ? spare_mask + 1 : ROWS_MIN_SLOTS, live = 0, i;
 	struct spare_slot *tab, *old = spares;
 
 	if (spares && (spare_used + 1) * 4 <= (spare_mask + 1) * 3)
@@ -192,12 +196,12 @@ static int spare_room(void)
 			;
 		tab[h & (n - 1)] = old[i];
 	}
+	i = spare_mask + 1; /* the old table's slots */
 	spares = tab;
-	if (old)
-		cs_syscall6(SYS_munmap, (long)old, (long)((spare_mask + 1) * sizeof(*old)), 0, 0,
-			    0, 0);
-	spare_mask = n - 1;
+	__atomic_store_n(&spare_mask, n - 1, __ATOMIC_RELEASE); /* after spares */
 	spare_used = live;
+	if (old)
+		cs_syscall6(SYS_munmap, (long)old, (long)(i * sizeof(*old)), 0, 0, 0, 0);
 	return 1;
 }
 
