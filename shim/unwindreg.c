@@ -22,6 +22,15 @@
 #include "shim/internal.h"
 
 static void (*register_frame)(void *);
+/* libgcc's _Unwind_Find_FDE: asked once after registering, so that libgcc
+ * sorts the new objects' entries then (it mallocs for that), not at the
+ * next unwind, which may be a crash handler's backtrace() that interrupted
+ * malloc: without the shim that unwind mallocs nothing (glibc's
+ * _dl_find_object), with it the handler hung on the arena's lock. */
+struct fde_bases {
+	void *tbase, *dbase, *func;
+};
+static const void *(*find_fde)(void *, struct fde_bases *);
 static void **pending; /* blobs made before libgcc_s was there */
 static size_t npending, cap;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,8 +57,13 @@ static int ready(int load)
 		return 1;
 	cs_guard_take();
 	h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | (load ? 0 : RTLD_NOLOAD));
-	if (h)
+	if (h) {
 		f = (void (*)(void *))dlsym(h, "__register_frame");
+		__atomic_store_n(&find_fde,
+				 (const void *(*)(void *, struct fde_bases *))dlsym(
+					 h, "_Unwind_Find_FDE"),
+				 __ATOMIC_RELAXED);
+	}
 	if (f)
 		__atomic_store_n(&register_frame, f, __ATOMIC_RELEASE);
 	cs_guard_drop();
@@ -61,10 +75,17 @@ static int ready(int load)
  * another thread (cs_unwind_after_fork) registers only the rest. */
 static void flush_locked(void)
 {
+	struct fde_bases bases;
+	int any = npending != 0;
+
 	while (npending) {
 		register_frame(pending[npending - 1]);
 		__atomic_store_n(&npending, npending - 1, __ATOMIC_RELAXED);
 	}
+	/* An address no object covers: libgcc classifies (sorts) every
+	 * object not yet seen on its way, and finds nothing. */
+	if (any && find_fde)
+		find_fde((void *)1, &bases);
 }
 
 void cs_unwind_add(void *blob)
