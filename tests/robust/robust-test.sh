@@ -28,6 +28,22 @@ nobody_reaches()
 		sh -c 'for f; do [ -r "$f" ] || exit 1; done' sh "$@" 2>/dev/null
 }
 
+# hang_run NAME TARGETS WHAT CMD...: CMD with the shim (tsc, TARGETS, the
+# file $T/NAME.csr; stdout and stderr in $T/NAME.out and .err), killed
+# after 60 s: a hang fails with WHAT.  The variables are set inside
+# timeout, so that only CMD runs with the shim.  Sets $status.
+hang_run()
+{
+	local name=$1 targets=$2 what=$3
+
+	shift 3
+	status=0
+	timeout 60 env CACHESHIM_QUIET=1 CACHESHIM_UNMATCHED=0 CACHESHIM_EVENTS=tsc \
+		CACHESHIM_TARGETS="$targets" CACHESHIM_OUTPUT="$T/$name.csr" LD_PRELOAD="$CS_SHIM" \
+		"$@" >"$T/$name.out" 2>"$T/$name.err" || status=$?
+	[ "$status" != 124 ] || fail "hung (killed after 60 s): $what"
+}
+
 # No core files from the crash tests.
 ulimit -c 0 2>/dev/null || true
 
