@@ -466,72 +466,108 @@ static int function_pointer(const struct dyn_info *d, const ElfW(Rela) * r)
 	       writable(d, d->base + r->r_offset);
 }
 
-static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t bytes)
+/* The pattern a relocation names, if it is one the pass may patch: a PLT
+ * or GLOB_DAT slot, or a function pointer word, of a function symbol whose
+ * name matches (-1 if not).  Depends only on the module's tables, so its
+ * verdicts are kept (shim/gotmemo.c). */
+static int names_target(const struct dyn_info *d, const ElfW(Rela) * r)
+{
+	uint32_t type = ELF64_R_TYPE(r->r_info), sym = ELF64_R_SYM(r->r_info);
+	const ElfW(Sym) * s;
+	const char *name;
+	int pat, st;
+
+	if (!sym)
+		return -1;
+	if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT && !function_pointer(d, r))
+		return -1;
+	s = &d->symtab[sym];
+	st = ELF64_ST_TYPE(s->st_info);
+	/* Data objects reached through GLOB_DAT must stay untouched. */
+	if (st != STT_FUNC && st != STT_GNU_IFUNC &&
+	    !(st == STT_NOTYPE && type == R_X86_64_JUMP_SLOT))
+		return -1;
+	name = d->strtab + s->st_name;
+	pat = cs_settings_match(&cs_g.settings, name);
+	return pat < 0 || cs_settings_never_wrap(name) ? -1 : pat;
+}
+
+/* Points relocation r's word, naming pattern pat, at the target's stub,
+ * unless it is hooked already or must stay. */
+static void patch_reloc(const struct dyn_info *d, const ElfW(Rela) * r, int pat)
+{
+	uint32_t type = ELF64_R_TYPE(r->r_info), sym = ELF64_R_SYM(r->r_info);
+	uint64_t *slot = (uint64_t *)(uintptr_t)(d->base + r->r_offset);
+	const char *name = d->strtab + d->symtab[sym].st_name;
+	int data = type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT, idx, st;
+	uint64_t cur = *slot, real;
+
+	if (cs_stub_is(cur) || (data && !cur))
+		return;
+	/* A data word the program has since set to something else is
+	 * the program's, whatever it holds. */
+	if (data && cur != loaded_address(d, sym, name))
+		return;
+	real = data ? cur : real_address(d, type, sym, name, cur);
+	if (!real || cs_entry_is_patched(real))
+		return; /* its patched entry catches these calls */
+	/* A pointer to a PLT entry (a canonical address) stays: calls
+	 * through it reach the wrapper by that entry's own slot, and
+	 * it stays equal to the address the program's code uses. */
+	if (is_plt_entry(real))
+		return;
+	idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
+	if (idx < 0)
+		return;
+	st = write_slot(d, slot, cur, (uint64_t)(uintptr_t)cs_g.targets[idx].stub);
+	if (st == -EAGAIN)
+		return; /* the program's own word meanwhile */
+	if (st < 0) {
+		CS_LOG_ONCE("cannot write a GOT slot of '%s' in %s; some calls are not seen", name,
+			    d->name && *d->name ? d->name : "the program");
+		return;
+	}
+	cs_settings_matched(&cs_g.settings, pat, name);
+	if (!data)
+		cs_g.targets[idx].block->got_slots++;
+	patched_total++;
+}
+
+/* The relocations of a module that name a target, as a pass found them. */
+struct found {
+	const ElfW(Rela) * *rel;
+	size_t n, cap;
+	int lost; /* out of memory: not all are listed */
+};
+
+/* Every relocation in [r, r + bytes) that names a target: patched, and
+ * added to f. */
+static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t bytes,
+			 struct found *f)
 {
 	const ElfW(Rela) *end = (const ElfW(Rela) *)((const char *)r + bytes);
+	int pat;
 
 	for (; r && r < end; r++) {
-		uint32_t type = ELF64_R_TYPE(r->r_info), sym = ELF64_R_SYM(r->r_info);
-		const ElfW(Sym) *s = &d->symtab[sym];
-		uint64_t *slot = (uint64_t *)(uintptr_t)(d->base + r->r_offset);
-		const char *name;
-		uint64_t cur, real;
-		int pat, idx, st, data;
+		if ((pat = names_target(d, r)) < 0)
+			continue;
+		if (!f->lost && f->n == f->cap) {
+			size_t cap = f->cap ? 2 * f->cap : 8;
+			const ElfW(Rela) **p = realloc(f->rel, cap * sizeof(*p));
 
-		if (!sym)
-			continue;
-		data = type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT;
-		if (data && !function_pointer(d, r))
-			continue;
-		st = ELF64_ST_TYPE(s->st_info);
-		/* Data objects reached through GLOB_DAT must stay untouched. */
-		if (st != STT_FUNC && st != STT_GNU_IFUNC &&
-		    !(st == STT_NOTYPE && type == R_X86_64_JUMP_SLOT))
-			continue;
-		name = d->strtab + s->st_name;
-		pat = cs_settings_match(&cs_g.settings, name);
-		if (pat < 0 || cs_settings_never_wrap(name))
-			continue;
-		cur = *slot;
-		if (cs_stub_is(cur) || (data && !cur))
-			continue;
-		/* A data word the program has since set to something else is
-		 * the program's, whatever it holds. */
-		if (data && cur != loaded_address(d, sym, name))
-			continue;
-		real = data ? cur : real_address(d, type, sym, name, cur);
-		if (!real || cs_entry_is_patched(real))
-			continue; /* its patched entry catches these calls */
-		/* A pointer to a PLT entry (a canonical address) stays: calls
-		 * through it reach the wrapper by that entry's own slot, and
-		 * it stays equal to the address the program's code uses. */
-		if (is_plt_entry(real))
-			continue;
-		idx = cs_target_add(name, real, cs_g.settings.targets[pat].argn, CS_HOOK_GOT);
-		if (idx < 0)
-			continue;
-		st = write_slot(d, slot, cur, (uint64_t)(uintptr_t)cs_g.targets[idx].stub);
-		if (st == -EAGAIN)
-			continue; /* the program's own word meanwhile */
-		if (st < 0) {
-			CS_LOG_ONCE(
-				"cannot write a GOT slot of '%s' in %s; some calls are not seen",
-				name, d->name && *d->name ? d->name : "the program");
-			continue;
+			if (p) {
+				f->rel = p;
+				f->cap = cap;
+			} else {
+				f->lost = 1;
+			}
 		}
-		cs_settings_matched(&cs_g.settings, pat, name);
-		if (!data)
-			cs_g.targets[idx].block->got_slots++;
-		patched_total++;
+		if (!f->lost)
+			f->rel[f->n++] = r;
+		patch_reloc(d, r, pat);
 	}
 }
 
-/* Copy relocations: a program that uses a library's variable directly has
- * a copy of its own, which the loader made from the library's variable,
- * function pointers and all, before the shim ran.  A word the pass pointed
- * at a stub in the library's (now unused) original is pointed there in the
- * copy too, while the copy still holds the function's address: otherwise
- * the program's hook == foo, true without the shim, is false. */
 static void patch_copies(const struct dyn_info *d)
 {
 	const ElfW(Rela) *r = d->rela, *end = (const ElfW(Rela) *)((const char *)r + d->rela_size);
@@ -580,12 +616,23 @@ static int may_import(const struct dyn_info *d)
 struct got_module {
 	struct dl_phdr_info info;
 	char path[PATH_MAX];
+	int known; /* seen by an earlier pass: only rel[] needs a look */
+	const ElfW(Rela) *const *rel;
+	size_t nrel;
 };
 
 struct got_list {
 	struct got_module *m;
 	size_t n, cap;
+	unsigned long long subs; /* dlpi_subs as listed; ~0: not given */
+	int checked;
 };
+
+/* Whether dl_iterate_phdr gives the count of unloads (glibc since 2.2.4). */
+static int has_subs(size_t size)
+{
+	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(unsigned long long);
+}
 
 /* dl_iterate_phdr runs with the loader's lock held, and dlsym, dlopen and
  * dladdr take the loader's other lock: called in here (resolving a lazy
@@ -595,11 +642,29 @@ struct got_list {
 static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct got_list *l = data;
+	const ElfW(Rela) *const *rel = NULL;
 	struct dyn_info d;
+	size_t nrel = 0;
+	int known = 0, imports = 0;
 
-	(void)size;
-	if (cs_modules_untouchable(info) || read_dynamic(info, &d) < 0 || !may_import(&d))
+	/* (The loader's lock is held: no module comes or goes meanwhile.) */
+	if (!l->checked) {
+		l->checked = 1;
+		l->subs = has_subs(size) ? info->dlpi_subs : ~0ull;
+		cs_got_memo_check(l->subs);
+	}
+	if (cs_modules_untouchable(info))
 		return 0;
+	known = l->subs != ~0ull &&
+		cs_got_memo_find(info->dlpi_addr, info->dlpi_phdr, &imports, &rel, &nrel);
+	/* The program is looked at while it may import a target, for its
+	 * copies of library variables (patch_copies). */
+	if (known ? !imports || (!nrel && info->dlpi_name && *info->dlpi_name)
+		  : read_dynamic(info, &d) < 0 || !may_import(&d)) {
+		if (!known && l->subs != ~0ull)
+			cs_got_memo_add(info->dlpi_addr, info->dlpi_phdr, 0, NULL, 0);
+		return 0;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		void *p = realloc(l->m, cap * sizeof(*l->m));
@@ -612,6 +677,9 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	l->m[l->n].info = *info;
 	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
 		 info->dlpi_name ? info->dlpi_name : "");
+	l->m[l->n].known = known;
+	l->m[l->n].rel = rel;
+	l->m[l->n].nrel = nrel;
 	l->n++;
 	return 0;
 }
@@ -620,13 +688,18 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
  * lock is released another thread may dlclose it, and its GOT would be
  * unmapped under our stores.  A module no longer loaded at the address it
  * was listed with is left alone (there is nothing left to patch), and so is
- * one the default namespace cannot name (dlmopen).  Returns 1 if the module
- * was held (dropping the hold may have unloaded it), else 0. */
-static int patch_listed(struct got_module *m)
+ * one the default namespace cannot name (dlmopen).  A module new to the
+ * pass has every relocation read, and those naming a target are kept for
+ * the next passes.  Returns 1 if the module was held (dropping the hold
+ * may have unloaded it), else 0. */
+static int patch_listed(struct got_module *m, int memo)
 {
+	struct found f = {0};
 	struct link_map *lm;
 	struct dyn_info d;
 	void *h = NULL;
+	size_t i;
+	int pat;
 
 	if (m->path[0]) {
 		h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
@@ -639,18 +712,37 @@ static int patch_listed(struct got_module *m)
 	}
 	m->info.dlpi_name = m->path;
 	if (read_dynamic(&m->info, &d) == 0) {
-		patch_relocs(&d, d.jmprel, d.jmprel_size);
-		patch_relocs(&d, d.rela, d.rela_size);
+		if (m->known) {
+			for (i = 0; i < m->nrel; i++)
+				if ((pat = names_target(&d, m->rel[i])) >= 0)
+					patch_reloc(&d, m->rel[i], pat);
+		} else {
+			patch_relocs(&d, d.jmprel, d.jmprel_size, &f);
+			patch_relocs(&d, d.rela, d.rela_size, &f);
+			/* Kept: the memo owns the list from now on. */
+			if (memo && !f.lost &&
+			    !cs_got_memo_add(m->info.dlpi_addr, m->info.dlpi_phdr, 1, f.rel, f.n))
+				f.rel = NULL;
+		}
 	}
+	free(f.rel);
 	if (!h)
 		return 0;
 	dlclose(h);
 	return 1;
 }
 
+/* Stores the count of unloads into *data. */
+static int read_subs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	*(unsigned long long *)data = has_subs(size) ? info->dlpi_subs : ~0ull;
+	return 1;
+}
+
 int cs_got_patch_all(int *held)
 {
 	struct got_list l = {0};
+	unsigned long long subs = ~0ull;
 	size_t i;
 	int before;
 
@@ -660,7 +752,7 @@ int cs_got_patch_all(int *held)
 	dl_iterate_phdr(list_module, &l);
 	cs_modules_scan(); /* as in cs_entry_patch_all */
 	for (i = 0; i < l.n; i++)
-		*held |= patch_listed(&l.m[i]);
+		*held |= patch_listed(&l.m[i], l.subs != ~0ull);
 	/* Copies in the program of library variables, once every library's
 	 * originals are patched (the program, never unloaded, has no path). */
 	for (i = 0; i < l.n; i++) {
@@ -669,6 +761,12 @@ int cs_got_patch_all(int *held)
 		if (!l.m[i].path[0] && read_dynamic(&l.m[i].info, &d) == 0)
 			patch_copies(&d);
 	}
+	/* A module unloaded during the pass (by another thread, or by
+	 * dropping a hold): what was learned of one loaded at its address
+	 * since may be wrong. */
+	dl_iterate_phdr(read_subs, &subs);
+	if (l.checked && subs != l.subs)
+		cs_got_memo_clear();
 	free(l.m);
 	before = patched_total - before;
 	pthread_mutex_unlock(&cs_got_lock);

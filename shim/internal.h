@@ -3,6 +3,7 @@
 #ifndef CACHESHIM_SHIM_INTERNAL_H
 #define CACHESHIM_SHIM_INTERNAL_H
 
+#include <elf.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -529,6 +530,21 @@ void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module);
  * that another thread had closed, unseen by our dlclose wrapper (the
  * caller runs cs_forget_unloaded then). */
 int cs_got_patch_all(int *held);
+
+/* ---- gotmemo.c: what the GOT pass learned about each module, for its next
+ * passes (under cs_got_lock) ---- */
+/* Drops the memo if subs, dl_iterate_phdr's count of unloads, moved since
+ * the last call: a module at a known address may be another file now. */
+void cs_got_memo_check(unsigned long long subs);
+void cs_got_memo_clear(void);
+/* 1 and what is known of the module loaded at base with program headers
+ * phdr (whether its dynamic names hold a pattern's literal; the n
+ * relocations naming a target, rel[]), 0 if it is new. */
+int cs_got_memo_find(uint64_t base, const void *phdr, int *imports, const Elf64_Rela *const **rel,
+		     size_t *n);
+/* Records a module; rel (malloc'd, NULL when n is 0) is the memo's from
+ * then on.  Returns 0, or -ENOMEM (rel stays the caller's). */
+int cs_got_memo_add(uint64_t base, const void *phdr, int imports, const Elf64_Rela **rel, size_t n);
 
 /* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----
  * Reads the module's ELF file (mapped read-only, never through the loaded
