@@ -9,7 +9,12 @@
 #    .eh_frame_hdr (cp_add: counted exactly) but not one byte further;
 #  - prog_awkward: aw_len4 (assembly without CFI, so no FDE) is no
 #    address target, main (an FDE start) is, called once;
-#  - two static functions of the same name in two files are two targets.
+#  - two static functions of the same name in two files are two targets;
+#  - a stripped library loaded by a symbolic link from another directory:
+#    its debug file, named by .gnu_debuglink, lies next to the real file
+#    only, and its static function is found there (counted exactly), with
+#    /proc (the real path from the open file) and, where a mount namespace
+#    can hide it, without (realpath(3); no entry is patched there).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/entry/lib.sh"
@@ -161,3 +166,57 @@ printf '%s\n' "$rows" | while IFS=$'\t' read -r fn _ how; do
 	[ "$(how_class "$how")" = entry ] || fail "dup: $fn is '$how', want entry"
 done
 echo "two local cp_dup: two targets, 100 and 200 calls"
+
+# ---- a library by a symbolic link, its debug file next to the real one ----
+mkdir -p "$T/real" "$T/lnk"
+cat >"$T/sl.c" <<'EOF'
+static volatile long sink;
+__attribute__((noinline)) static long sl_inner(long x) { sink++; return x + 2; }
+long sl_run(long k)
+{
+	long i, s = 0;
+	for (i = 0; i < k; i++)
+		s += sl_inner(i);
+	return s;
+}
+EOF
+cat >"$T/slmain.c" <<'EOF'
+#include <stdio.h>
+long sl_run(long);
+int main(void) { printf("%ld\n", sl_run(77)); return 0; }
+EOF
+$CC -O2 -shared -fPIC -Wl,-soname,libsl.so.1 -o "$T/real/libsl.so.1.0" "$T/sl.c" ||
+	fail "cannot build libsl"
+(cd "$T/real" && objcopy --only-keep-debug libsl.so.1.0 libsl.debug &&
+	objcopy --strip-all --add-gnu-debuglink=libsl.debug libsl.so.1.0) || fail "objcopy fails"
+ln -s ../real/libsl.so.1.0 "$T/lnk/libsl.so.1"
+$CC -o "$T/slmain" "$T/slmain.c" "$T/lnk/libsl.so.1" -Wl,-rpath,"$T/lnk" || fail "cannot build slmain"
+# Premise: the library is loaded by the link's path, without a .symtab,
+# and no debug file is next to the link.
+ldd "$T/slmain" | grep -q "$T/lnk/libsl.so.1" || fail "slmain does not load libsl from lnk/"
+! readelf -SW "$T/real/libsl.so.1.0" | grep -q ' \.symtab ' || fail "libsl still has a .symtab"
+[ ! -e "$T/lnk/libsl.debug" ] || fail "a debug file next to the link"
+plain_run slplain "$T/slmain"
+hook_run sl entry tsc sl_inner "$T/slmain"
+[ "$status" -eq 0 ] || { show "$T/sl.err"; fail "slmain exits $status"; }
+same_output slplain sl
+report_csv sl
+[ "$(calls_of sl sl_inner)" = 77 ] || { show "$T/sl.csv"; show "$T/sl.err"; fail "sl_inner: want 77 calls"; }
+noproc="no mount namespace: not tried without /proc"
+if unshare -m true 2>/dev/null; then
+	status=0
+	unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
+		env CACHESHIM_HOOK=entry CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=sl_inner \
+		CACHESHIM_OUTPUT="$T/slnp.csr" LD_PRELOAD="$CS_SHIM" "$T/slmain" \
+		>"$T/slnp.out" 2>"$T/slnp.err" || status=$?
+	[ "$status" -eq 0 ] || { show "$T/slnp.err"; fail "slmain exits $status without /proc"; }
+	same_output slplain slnp
+	# Without /proc no entry is patched (whether a thread blocks SIGTRAP
+	# cannot be seen), so found is all that can be asked: a target,
+	# refused with that reason, not a name matching nothing.
+	targets_csv slnp
+	[ "$(target_how slnp sl_inner)" = refused ] ||
+		{ show "$T/slnp.tgt"; show "$T/slnp.err"; fail "sl_inner without /proc: not found"; }
+	noproc="found also without /proc"
+fi
+echo "a library by a symbolic link: sl_inner found in the real file's debug file, 77 calls ($noproc)"
