@@ -89,6 +89,10 @@ pthread_mutex_t cs_entry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct done_module done[MAX_MODULES];
 static unsigned ndone;
 static int patched_total;
+/* The loads handled since the last unload, each with 1 + its index in
+ * done[] (0: never to be patched): a pass after a dlopen skips them
+ * without comparing each with every entry of done[] (shim/loadmemo.c). */
+static struct cs_load_memo handled;
 
 /* ---- the module's functions ---- */
 
@@ -742,6 +746,7 @@ struct module_list {
 		char path[4096];
 	} * m;
 	size_t n, cap;
+	int checked; /* the memo of handled loads checked */
 };
 
 static uint64_t first_load(const struct dl_phdr_info *info)
@@ -843,12 +848,26 @@ static int same_load(const struct done_module *d, const struct dl_phdr_info *inf
 static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct module_list *l = data;
-	uint64_t lo = first_load(info), hi = last_end(info), hash = name_hash(info->dlpi_name);
+	uint64_t lo, hi, hash;
 	unsigned i, found = ndone;
+	uintptr_t seen;
 
-	(void)size;
-	if (cs_modules_untouchable(info))
+	/* (The loader's lock is held: no module comes or goes meanwhile.) */
+	if (!l->checked) {
+		l->checked = 1;
+		cs_load_memo_check(&handled, cs_load_subs_of(info, size));
+	}
+	if (cs_load_memo_find(&handled, info->dlpi_addr, info->dlpi_phdr, &seen) &&
+	    (!seen || (seen - 1 < ndone && done[seen - 1].base == info->dlpi_addr &&
+		       done[seen - 1].hi && !done[seen - 1].retry)))
 		return 0;
+	if (cs_modules_untouchable(info)) {
+		cs_load_memo_add(&handled, info->dlpi_addr, info->dlpi_phdr, 0);
+		return 0;
+	}
+	lo = first_load(info);
+	hi = last_end(info);
+	hash = name_hash(info->dlpi_name);
 	/* A module handled before overlapping this one and not its load was
 	 * unloaded, whether or not its dlclose has been seen yet. */
 	for (i = 0; i < ndone; i++) {
@@ -860,8 +879,10 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 			done[i].gone = 1;
 	}
 	i = found;
-	if (i < ndone && !done[i].retry)
+	if (i < ndone && !done[i].retry) {
+		cs_load_memo_add(&handled, info->dlpi_addr, info->dlpi_phdr, i + 1);
 		return 0;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
 		void *p = realloc(l->m, cap * sizeof(*l->m));
@@ -958,6 +979,9 @@ int cs_entry_patch_all(int *held)
 			file_id(l.m[i].path, d->file_id);
 		}
 		d->retry = mp.deferred;
+		if (l.m[i].done < 0)
+			cs_load_memo_add(&handled, l.m[i].info.dlpi_addr, l.m[i].info.dlpi_phdr,
+					 (uintptr_t)(d - done) + 1);
 		if (!d->mark_at && mp.mark_at) {
 			d->mark_at = mp.mark_at;
 			memcpy(d->mark, mp.mark, sizeof(d->mark));
@@ -1005,6 +1029,7 @@ void cs_entry_forget_unloaded(void)
 	/* A module unloaded: its address may be reused by another one (or
 	 * is already: another module at its address is not it). */
 	pthread_mutex_lock(&cs_entry_lock);
+	cs_load_memo_clear(&handled); /* it names entries of done[] by index */
 	memset(loaded, 0, sizeof(loaded));
 	dl_iterate_phdr(mark_loaded, loaded);
 	for (i = j = 0; i < ndone; i++) {

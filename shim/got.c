@@ -612,27 +612,38 @@ static int may_import(const struct dyn_info *d)
 	return 0;
 }
 
+/* What the pass keeps of a module that may import a target (the data of
+ * its memo entry; none for one that cannot): the relocations naming a
+ * target.  What they name depends only on the module's own tables and on
+ * the patterns, which never change, so a later pass (the next dlopen)
+ * looks at these only, where it read every relocation of every module
+ * (libruby's 4,100, matched by name, ~0.1 ms a pass: once per Ruby
+ * extension loaded). */
+struct got_known {
+	size_t n;
+	const ElfW(Rela) * rel[];
+};
+
+static void drop_known(uintptr_t data)
+{
+	free((void *)data);
+}
+
+static struct cs_load_memo memo = {.drop = drop_known};
+
 /* A module whose GOT may need patching, as dl_iterate_phdr showed it. */
 struct got_module {
 	struct dl_phdr_info info;
 	char path[PATH_MAX];
-	int known; /* seen by an earlier pass: only rel[] needs a look */
-	const ElfW(Rela) *const *rel;
-	size_t nrel;
+	const struct got_known *known; /* seen by an earlier pass */
 };
 
 struct got_list {
 	struct got_module *m;
 	size_t n, cap;
-	unsigned long long subs; /* dlpi_subs as listed; ~0: not given */
-	int checked;
+	unsigned long long subs; /* dlpi_subs as listed */
+	int checked, memo;
 };
-
-/* Whether dl_iterate_phdr gives the count of unloads (glibc since 2.2.4). */
-static int has_subs(size_t size)
-{
-	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(unsigned long long);
-}
 
 /* dl_iterate_phdr runs with the loader's lock held, and dlsym, dlopen and
  * dladdr take the loader's other lock: called in here (resolving a lazy
@@ -642,27 +653,30 @@ static int has_subs(size_t size)
 static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct got_list *l = data;
-	const ElfW(Rela) *const *rel = NULL;
+	const struct got_known *known = NULL;
 	struct dyn_info d;
-	size_t nrel = 0;
-	int known = 0, imports = 0;
+	uintptr_t kept;
+	int seen;
 
 	/* (The loader's lock is held: no module comes or goes meanwhile.) */
 	if (!l->checked) {
 		l->checked = 1;
-		l->subs = has_subs(size) ? info->dlpi_subs : ~0ull;
-		cs_got_memo_check(l->subs);
+		l->subs = cs_load_subs_of(info, size);
+		l->memo = cs_load_memo_check(&memo, l->subs);
 	}
-	if (cs_modules_untouchable(info))
+	seen = cs_load_memo_find(&memo, info->dlpi_addr, info->dlpi_phdr, &kept);
+	known = seen ? (const struct got_known *)kept : NULL;
+	if (!seen && cs_modules_untouchable(info)) {
+		if (l->memo)
+			cs_load_memo_add(&memo, info->dlpi_addr, info->dlpi_phdr, 0);
 		return 0;
-	known = l->subs != ~0ull &&
-		cs_got_memo_find(info->dlpi_addr, info->dlpi_phdr, &imports, &rel, &nrel);
+	}
 	/* The program is looked at while it may import a target, for its
 	 * copies of library variables (patch_copies). */
-	if (known ? !imports || (!nrel && info->dlpi_name && *info->dlpi_name)
-		  : read_dynamic(info, &d) < 0 || !may_import(&d)) {
-		if (!known && l->subs != ~0ull)
-			cs_got_memo_add(info->dlpi_addr, info->dlpi_phdr, 0, NULL, 0);
+	if (seen ? !known || (!known->n && info->dlpi_name && *info->dlpi_name)
+		 : read_dynamic(info, &d) < 0 || !may_import(&d)) {
+		if (!seen && l->memo)
+			cs_load_memo_add(&memo, info->dlpi_addr, info->dlpi_phdr, 0);
 		return 0;
 	}
 	if (l->n == l->cap) {
@@ -677,9 +691,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	l->m[l->n].info = *info;
 	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s",
 		 info->dlpi_name ? info->dlpi_name : "");
-	l->m[l->n].known = known;
-	l->m[l->n].rel = rel;
-	l->m[l->n].nrel = nrel;
+	l->m[l->n].known = seen ? known : NULL;
 	l->n++;
 	return 0;
 }
@@ -689,12 +701,13 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
  * unmapped under our stores.  A module no longer loaded at the address it
  * was listed with is left alone (there is nothing left to patch), and so is
  * one the default namespace cannot name (dlmopen).  A module new to the
- * pass has every relocation read, and those naming a target are kept for
- * the next passes.  Returns 1 if the module was held (dropping the hold
- * may have unloaded it), else 0. */
-static int patch_listed(struct got_module *m, int memo)
+ * pass has every relocation read, and those naming a target are kept (with
+ * memo set).  Returns 1 if the module was held (dropping the hold may have
+ * unloaded it), else 0. */
+static int patch_listed(struct got_module *m, int memo_on)
 {
 	struct found f = {0};
+	struct got_known *k;
 	struct link_map *lm;
 	struct dyn_info d;
 	void *h = NULL;
@@ -713,16 +726,21 @@ static int patch_listed(struct got_module *m, int memo)
 	m->info.dlpi_name = m->path;
 	if (read_dynamic(&m->info, &d) == 0) {
 		if (m->known) {
-			for (i = 0; i < m->nrel; i++)
-				if ((pat = names_target(&d, m->rel[i])) >= 0)
-					patch_reloc(&d, m->rel[i], pat);
+			for (i = 0; i < m->known->n; i++)
+				if ((pat = names_target(&d, m->known->rel[i])) >= 0)
+					patch_reloc(&d, m->known->rel[i], pat);
 		} else {
 			patch_relocs(&d, d.jmprel, d.jmprel_size, &f);
 			patch_relocs(&d, d.rela, d.rela_size, &f);
-			/* Kept: the memo owns the list from now on. */
-			if (memo && !f.lost &&
-			    !cs_got_memo_add(m->info.dlpi_addr, m->info.dlpi_phdr, 1, f.rel, f.n))
-				f.rel = NULL;
+			k = memo_on && !f.lost ? malloc(sizeof(*k) + f.n * sizeof(k->rel[0])) : NULL;
+			if (k) {
+				k->n = f.n;
+				for (i = 0; i < f.n; i++)
+					k->rel[i] = f.rel[i];
+				if (cs_load_memo_add(&memo, m->info.dlpi_addr, m->info.dlpi_phdr,
+						     (uintptr_t)k) < 0)
+					free(k);
+			}
 		}
 	}
 	free(f.rel);
@@ -732,17 +750,9 @@ static int patch_listed(struct got_module *m, int memo)
 	return 1;
 }
 
-/* Stores the count of unloads into *data. */
-static int read_subs(struct dl_phdr_info *info, size_t size, void *data)
-{
-	*(unsigned long long *)data = has_subs(size) ? info->dlpi_subs : ~0ull;
-	return 1;
-}
-
 int cs_got_patch_all(int *held)
 {
 	struct got_list l = {0};
-	unsigned long long subs = ~0ull;
 	size_t i;
 	int before;
 
@@ -752,7 +762,7 @@ int cs_got_patch_all(int *held)
 	dl_iterate_phdr(list_module, &l);
 	cs_modules_scan(); /* as in cs_entry_patch_all */
 	for (i = 0; i < l.n; i++)
-		*held |= patch_listed(&l.m[i], l.subs != ~0ull);
+		*held |= patch_listed(&l.m[i], l.memo);
 	/* Copies in the program of library variables, once every library's
 	 * originals are patched (the program, never unloaded, has no path). */
 	for (i = 0; i < l.n; i++) {
@@ -764,9 +774,8 @@ int cs_got_patch_all(int *held)
 	/* A module unloaded during the pass (by another thread, or by
 	 * dropping a hold): what was learned of one loaded at its address
 	 * since may be wrong. */
-	dl_iterate_phdr(read_subs, &subs);
-	if (l.checked && subs != l.subs)
-		cs_got_memo_clear();
+	if (l.checked && cs_load_subs() != l.subs)
+		cs_load_memo_clear(&memo);
 	free(l.m);
 	before = patched_total - before;
 	pthread_mutex_unlock(&cs_got_lock);

@@ -531,20 +531,32 @@ void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module);
  * caller runs cs_forget_unloaded then). */
 int cs_got_patch_all(int *held);
 
-/* ---- gotmemo.c: what the GOT pass learned about each module, for its next
- * passes (under cs_got_lock) ---- */
-/* Drops the memo if subs, dl_iterate_phdr's count of unloads, moved since
- * the last call: a module at a known address may be another file now. */
-void cs_got_memo_check(unsigned long long subs);
-void cs_got_memo_clear(void);
-/* 1 and what is known of the module loaded at base with program headers
- * phdr (whether its dynamic names hold a pattern's literal; the n
- * relocations naming a target, rel[]), 0 if it is new. */
-int cs_got_memo_find(uint64_t base, const void *phdr, int *imports, const Elf64_Rela *const **rel,
-		     size_t *n);
-/* Records a module; rel (malloc'd, NULL when n is 0) is the memo's from
- * then on.  Returns 0, or -ENOMEM (rel stays the caller's). */
-int cs_got_memo_add(uint64_t base, const void *phdr, int imports, const Elf64_Rela **rel, size_t n);
+/* ---- loadmemo.c: what a pass over the loaded modules learned about each
+ * one, kept until a module is unloaded (each memo under its user's lock) ---- */
+#define CS_NO_SUBS (~0ull) /* dl_iterate_phdr gives no count of unloads */
+struct dl_phdr_info;
+struct cs_load_memo {
+	struct {
+		uint64_t base; /* dlpi_addr */
+		const void *phdr; /* dlpi_phdr: with base, the load */
+		uintptr_t data; /* the user's */
+	} * e;
+	size_t n, cap, next;
+	unsigned long long subs;
+	int valid;
+	void (*drop)(uintptr_t data); /* frees an entry's data, or NULL */
+};
+/* Drops the memo if subs, the count of unloads, moved since the last call.
+ * Returns 1 if the memo can be used (0: no count here). */
+int cs_load_memo_check(struct cs_load_memo *m, unsigned long long subs);
+void cs_load_memo_clear(struct cs_load_memo *m);
+/* 1 and the data kept for the load (base, phdr), or 0 if it is new. */
+int cs_load_memo_find(struct cs_load_memo *m, uint64_t base, const void *phdr, uintptr_t *data);
+/* Records a load.  Returns 0, or -ENOMEM, -ENOSYS (no memo here). */
+int cs_load_memo_add(struct cs_load_memo *m, uint64_t base, const void *phdr, uintptr_t data);
+/* dl_iterate_phdr's count of unloads: of a callback's info, or now. */
+unsigned long long cs_load_subs_of(const struct dl_phdr_info *info, size_t size);
+unsigned long long cs_load_subs(void);
 
 /* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----
  * Reads the module's ELF file (mapped read-only, never through the loaded

@@ -12,7 +12,6 @@
 
 #include "shim/internal.h"
 
-
 struct module {
 	uint64_t lo, hi, base; /* lo == hi: unloaded, the slot free */
 	uint32_t id;
@@ -136,6 +135,16 @@ static uint64_t file_hash(const char *path, const uint8_t *id, uint32_t idlen)
 	return h;
 }
 
+/* The loads recorded (or found recorded) since the last unload: a scan
+ * after a dlopen looks only at the new module (known() compares with every
+ * module: at 200 modules, each scan was ~200 x 200 comparisons, and each
+ * dlopen made three). */
+static struct cs_load_memo scan_memo;
+/* dlpi_subs when every recorded module was last seen loaded, and whether
+ * it was (cs_modules_forget_unloaded). */
+static unsigned long long alive_subs;
+static int alive_checked;
+
 static int record(struct dl_phdr_info *info, size_t size, void *data)
 {
 	const char *path = module_path(info);
@@ -144,9 +153,22 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	uint64_t lo, hi;
 	size_t len = strlen(path) + 1;
 	uint32_t bsize;
+	uintptr_t seen;
+	int *checked = data;
 
+	/* (The loader's lock is held: no module comes or goes meanwhile.) */
+	if (!*checked) {
+		*checked = 1;
+		cs_load_memo_check(&scan_memo, cs_load_subs_of(info, size));
+	}
+	if (cs_load_memo_find(&scan_memo, info->dlpi_addr, info->dlpi_phdr, &seen))
+		return 0;
 	module_range(info, &lo, &hi);
-	if (lo >= hi || known(lo, hi, path) || !cs_g.hdr || !(m = free_slot()))
+	if (lo >= hi || known(lo, hi, path)) {
+		cs_load_memo_add(&scan_memo, info->dlpi_addr, info->dlpi_phdr, 1);
+		return 0;
+	}
+	if (!cs_g.hdr || !(m = free_slot()))
 		return 0;
 	bsize = (uint32_t)((sizeof(*b) + len + 7) & ~7ul);
 	b = cs_output_reserve(bsize);
@@ -170,13 +192,16 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	__atomic_store_n(&m->hi, hi, __ATOMIC_RELEASE);
 	if (m == &modules[nmodules])
 		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+	cs_load_memo_add(&scan_memo, info->dlpi_addr, info->dlpi_phdr, 1);
 	return 0;
 }
 
 void cs_modules_scan(void)
 {
+	int checked = 0;
+
 	pthread_mutex_lock(&cs_modules_lock);
-	dl_iterate_phdr(record, NULL);
+	dl_iterate_phdr(record, &checked);
 	pthread_mutex_unlock(&cs_modules_lock);
 }
 
@@ -257,10 +282,20 @@ static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
 int cs_modules_forget_unloaded(void)
 {
 	static uint8_t alive[CS_MAX_MODULES];
+	unsigned long long subs;
 	unsigned i;
 	int gone = 0;
 
 	pthread_mutex_lock(&cs_modules_lock);
+	/* Nothing unloaded since every recorded module was seen loaded (a
+	 * module recorded since was loaded then): nothing to forget.  Every
+	 * pass that held modules asks, and the full look compares each
+	 * module with every other one. */
+	subs = cs_load_subs();
+	if (alive_checked && subs == alive_subs && subs != CS_NO_SUBS) {
+		pthread_mutex_unlock(&cs_modules_lock);
+		return 0;
+	}
 	memset(alive, 0, sizeof(alive));
 	dl_iterate_phdr(still_loaded, alive);
 	for (i = 0; i < nmodules; i++) {
@@ -279,6 +314,9 @@ int cs_modules_forget_unloaded(void)
 		m->lo = 0;
 		gone++;
 	}
+	/* (subs read before the look: an unload during it is looked at again.) */
+	alive_subs = subs;
+	alive_checked = 1;
 	pthread_mutex_unlock(&cs_modules_lock);
 	return gone;
 }
