@@ -852,10 +852,11 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	unsigned i, found = ndone;
 	uintptr_t seen;
 
+	(void)size;
 	/* (The loader's lock is held: no module comes or goes meanwhile.) */
 	if (!l->checked) {
 		l->checked = 1;
-		cs_load_memo_check(&handled, cs_load_subs_of(info, size));
+		cs_load_memo_check(&handled, cs_load_subs());
 	}
 	if (cs_load_memo_find(&handled, info->dlpi_addr, info->dlpi_phdr, &seen) &&
 	    (!seen || (seen - 1 < ndone && done[seen - 1].base == info->dlpi_addr &&

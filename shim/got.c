@@ -641,7 +641,7 @@ struct got_module {
 struct got_list {
 	struct got_module *m;
 	size_t n, cap;
-	unsigned long long subs; /* dlpi_subs as listed */
+	unsigned long long subs; /* cs_load_subs as listed */
 	int checked, memo;
 };
 
@@ -658,10 +658,11 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t kept;
 	int seen;
 
+	(void)size;
 	/* (The loader's lock is held: no module comes or goes meanwhile.) */
 	if (!l->checked) {
 		l->checked = 1;
-		l->subs = cs_load_subs_of(info, size);
+		l->subs = cs_load_subs();
 		l->memo = cs_load_memo_check(&memo, l->subs);
 	}
 	seen = cs_load_memo_find(&memo, info->dlpi_addr, info->dlpi_phdr, &kept);

@@ -533,7 +533,7 @@ int cs_got_patch_all(int *held);
 
 /* ---- loadmemo.c: what a pass over the loaded modules learned about each
  * one, kept until a module is unloaded (each memo under its user's lock) ---- */
-#define CS_NO_SUBS (~0ull) /* dl_iterate_phdr gives no count of unloads */
+#define CS_NO_SUBS (~0ull) /* dl_iterate_phdr gives no count of loads */
 struct dl_phdr_info;
 struct cs_load_memo {
 	struct {
@@ -546,7 +546,7 @@ struct cs_load_memo {
 	int valid;
 	void (*drop)(uintptr_t data); /* frees an entry's data, or NULL */
 };
-/* Drops the memo if subs, the count of unloads, moved since the last call.
+/* Drops the memo if subs (cs_load_subs) moved since the last call.
  * Returns 1 if the memo can be used (0: no count here). */
 int cs_load_memo_check(struct cs_load_memo *m, unsigned long long subs);
 void cs_load_memo_clear(struct cs_load_memo *m);
@@ -554,8 +554,10 @@ void cs_load_memo_clear(struct cs_load_memo *m);
 int cs_load_memo_find(struct cs_load_memo *m, uint64_t base, const void *phdr, uintptr_t *data);
 /* Records a load.  Returns 0, or -ENOMEM, -ENOSYS (no memo here). */
 int cs_load_memo_add(struct cs_load_memo *m, uint64_t base, const void *phdr, uintptr_t data);
-/* dl_iterate_phdr's count of unloads: of a callback's info, or now. */
-unsigned long long cs_load_subs_of(const struct dl_phdr_info *info, size_t size);
+/* A count that moves whenever a module dl_iterate_phdr lists is unloaded:
+ * its count of loads less the modules it lists now (not its dlpi_subs,
+ * which other namespaces' loads lower).  Also from a dl_iterate_phdr
+ * callback, of the list that iteration shows. */
 unsigned long long cs_load_subs(void);
 
 /* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----

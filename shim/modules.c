@@ -140,7 +140,7 @@ static uint64_t file_hash(const char *path, const uint8_t *id, uint32_t idlen)
  * module: at 200 modules, each scan was ~200 x 200 comparisons, and each
  * dlopen made three). */
 static struct cs_load_memo scan_memo;
-/* dlpi_subs when every recorded module was last seen loaded, and whether
+/* cs_load_subs when every recorded module was last seen loaded, and whether
  * it was (cs_modules_forget_unloaded). */
 static unsigned long long alive_subs;
 static int alive_checked;
@@ -156,10 +156,11 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t seen;
 	int *checked = data;
 
+	(void)size;
 	/* (The loader's lock is held: no module comes or goes meanwhile.) */
 	if (!*checked) {
 		*checked = 1;
-		cs_load_memo_check(&scan_memo, cs_load_subs_of(info, size));
+		cs_load_memo_check(&scan_memo, cs_load_subs());
 	}
 	if (cs_load_memo_find(&scan_memo, info->dlpi_addr, info->dlpi_phdr, &seen))
 		return 0;
