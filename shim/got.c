@@ -641,7 +641,7 @@ struct got_module {
 struct got_list {
 	struct got_module *m;
 	size_t n, cap;
-	unsigned long long subs; /* cs_load_subs as listed */
+	unsigned long long subs, adds; /* cs_load_subs, cs_load_adds as listed */
 	int checked, memo;
 };
 
@@ -663,6 +663,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
 	if (!l->checked) {
 		l->checked = 1;
 		l->subs = cs_load_subs();
+		l->adds = cs_load_adds();
 		l->memo = cs_load_memo_check(&memo, l->subs);
 	}
 	seen = cs_load_memo_find(&memo, info->dlpi_addr, info->dlpi_phdr, &kept);
@@ -703,9 +704,9 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *data)
  * was listed with is left alone (there is nothing left to patch), and so is
  * one the default namespace cannot name (dlmopen).  A module new to the
  * pass has every relocation read, and those naming a target are kept (with
- * memo set).  Returns 1 if the module was held (dropping the hold may have
- * unloaded it), else 0. */
-static int patch_listed(struct got_module *m, int memo_on)
+ * memo set).  adds: cs_load_adds as the module was listed.  Returns 1 if
+ * the module was held (dropping the hold may have unloaded it), else 0. */
+static int patch_listed(struct got_module *m, int memo_on, unsigned long long adds)
 {
 	struct found f = {0};
 	struct got_known *k;
@@ -723,6 +724,16 @@ static int patch_listed(struct got_module *m, int memo_on)
 			dlclose(h);
 			return 1;
 		}
+	}
+	/* The relocations kept are the listed load's.  Before the hold,
+	 * another thread may have unloaded it and loaded a new file of the
+	 * same name at its address (the kept list, read in the new one's
+	 * tables, named other symbols: its calls went unseen, and garbage
+	 * read as relocations could name any word).  No load since the
+	 * listing: the module held is the one listed. */
+	if (m->known && cs_load_adds() != adds) {
+		m->known = NULL;
+		memo_on = 0; /* the memo has this address's old load */
 	}
 	m->info.dlpi_name = m->path;
 	if (read_dynamic(&m->info, &d) == 0) {
@@ -763,7 +774,7 @@ int cs_got_patch_all(int *held)
 	dl_iterate_phdr(list_module, &l);
 	cs_modules_scan(); /* as in cs_entry_patch_all */
 	for (i = 0; i < l.n; i++)
-		*held |= patch_listed(&l.m[i], l.memo);
+		*held |= patch_listed(&l.m[i], l.memo, l.adds);
 	/* Copies in the program of library variables, once every library's
 	 * originals are patched (the program, never unloaded, has no path). */
 	for (i = 0; i < l.n; i++) {

@@ -559,6 +559,10 @@ int cs_load_memo_add(struct cs_load_memo *m, uint64_t base, const void *phdr, ui
  * which other namespaces' loads lower).  Also from a dl_iterate_phdr
  * callback, of the list that iteration shows. */
 unsigned long long cs_load_subs(void);
+/* dl_iterate_phdr's count of loads (dlpi_adds, any namespace's) now: a
+ * module loaded since a listing, at an address it showed another at, is
+ * one load more (CS_NO_SUBS: no count). */
+unsigned long long cs_load_adds(void);
 
 /* ---- elfsyms.c: function symbols of a module, from its file (slow path) ----
  * Reads the module's ELF file (mapped read-only, never through the loaded

@@ -125,3 +125,20 @@ unsigned long long cs_load_subs(void)
 	dl_iterate_phdr(count_listed, &l);
 	return l.have_adds && l.adds >= l.n ? l.adds - l.n : CS_NO_SUBS;
 }
+
+static int read_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	*(unsigned long long *)data =
+		size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds)
+			? info->dlpi_adds
+			: CS_NO_SUBS;
+	return 1;
+}
+
+unsigned long long cs_load_adds(void)
+{
+	unsigned long long adds = CS_NO_SUBS;
+
+	dl_iterate_phdr(read_adds, &adds);
+	return adds;
+}
