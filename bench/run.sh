@@ -101,6 +101,17 @@ for f in floor_rdtsc floor_read; do
 	"$CC" "${cflags[@]}" -fPIC -shared -ftls-model=initial-exec -o "$out/lib$f.so" \
 		"$srcdir/bench/$f.c" -ldl
 done
+# The dlopen rows: 200 small libraries, each with a PLT import, loaded one
+# by one (bench/dlopens.c).
+ndl=200
+"$CC" "${cflags[@]}" -o "$out/dlopens" "$srcdir/bench/dlopens.c" -ldl
+mkdir -p "$out/dl"
+for i in $(seq 0 $((ndl - 1))); do
+	[ -e "$out/dl/libdl$i.so" ] && continue
+	printf '#include <string.h>\nlong dl_fn%d(const char *s) { return (long)strlen(s) + %d; }\n' \
+		"$i" "$i" >"$out/dl/dl$i.c"
+	echo "$i"
+done | xargs -r -P 2 -I{} "$CC" -O2 -fPIC -shared -o "$out/dl/libdl{}.so" "$out/dl/dl{}.c"
 have_papi=0
 if "$CC" "${cflags[@]}" -fPIC -shared -o "$out/libpapi_read.so" "$srcdir/bench/papi_read.c" \
 	-lpapi -ldl >"$tmp/papi-build.log" 2>&1; then
@@ -165,6 +176,8 @@ configs=(
 	"cs_js_ns|cacheshim \`tsc\`, the same storm, CACHESHIM_SERIES=0|cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc CACHESHIM_SERIES=0|-m jumpstorm $LT"
 	"acc_bare|hand-written fenced rdtsc pair around an empty function|plain||-m bracket -n 100000"
 	"acc_cs|cacheshim \`tsc\`: calibration median (empty function, 1,000 calls)|cs_calib||-n 1000 -w 0 -k 1"
+	"none_dl|no tool: $ndl libraries dlopened one by one|dl||"
+	"cs_dl|cacheshim \`tsc\` (its target in none of them)|dl_cs|CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=bench_inc|"
 	"ruby|ruby hash_lookup.rb --size $ruby_size|ruby||"
 	"ruby_cs|cacheshim run -e tsc -t rb_hash_aref,rb_st_lookup -- ruby ...|ruby_cs||"
 	"ruby_preload|same, LD_PRELOAD without the launcher|ruby_preload||"
@@ -228,6 +241,11 @@ run_one() {
 	perfprobe)
 		"${pre[@]}" perf record -q -o "$tmp/run/perf.data" -e "$probe_group:inc" \
 			-e "$probe_group:inc__return" -- "$@" ;;
+	dl)
+		"${pre[@]}" "${e[@]}" "$out/dlopens" "$out/dl" "$ndl" -o "$res" ;;
+	dl_cs)
+		"${pre[@]}" "${e[@]}" CACHESHIM_QUIET=1 CACHESHIM_OUTPUT="$tmp/run/cs.%p" \
+			LD_PRELOAD="$shim" "$out/dlopens" "$out/dl" "$ndl" -o "$res" ;;
 	ruby | ruby_cs | ruby_preload)
 		t0=$EPOCHREALTIME
 		case ${runner[$id]} in
@@ -434,7 +452,7 @@ rows=$tmp/rows
 row() {
 	local id=$1 base=$2 ref=$3 kind=$4 target=$5 m unit ad="" ratio="" res=""
 	have "$id" || return 0
-	case $id in ruby*) unit=ms ;; acc_*) unit=ticks ;; *) unit=ns ;; esac
+	case $id in ruby*) unit=ms ;; acc_*) unit=ticks ;; *_dl) unit=µs ;; *) unit=ns ;; esac
 	m=$(calc '%.1f' "${med[$id]}")
 	if [ "$base" != - ] && have "$base"; then
 		ad=$(calc '%.1f' "${med[$id]} - ${med[$base]}")
@@ -526,6 +544,9 @@ row cs_js none_js cs_js_ns added info "series off" none_js
 section "accuracy: TSC ticks read around an empty function (median; ratio to the hand-written pair)"
 row acc_bare - - base info
 row acc_cs - acc_bare wall info "hand-written pair"
+section "start-up: dlopen, the patching passes after each (µs per dlopen, the loop of $ndl timed)"
+row none_dl - - base info
+row cs_dl none_dl none_dl wall info "no tool"
 section "ruby demo, hash_lookup.rb --size $ruby_size (wall time per run)"
 row ruby - - base info
 row ruby_cs - ruby wall "<=1.5" "plain ruby"
