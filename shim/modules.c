@@ -164,6 +164,7 @@ static int record(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (cs_load_memo_find(&scan_memo, info->dlpi_addr, info->dlpi_phdr, &seen))
 		return 0;
+	cs_unwind_saw(path);
 	module_range(info, &lo, &hi);
 	if (lo >= hi || known(lo, hi, path)) {
 		cs_load_memo_add(&scan_memo, info->dlpi_addr, info->dlpi_phdr, 1);

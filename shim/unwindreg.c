@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim/internal.h"
 
@@ -35,6 +36,20 @@ static void **pending; /* blobs made before libgcc_s was there */
 static size_t npending, cap;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int (*real_backtrace)(void **, int);
+/* A module named libgcc_s.so* has been seen loaded (by the module map):
+ * before, cs_unwind_flush does not ask the loader.  Asked after every
+ * dlopen of a C program with patched entries, its RTLD_NOLOAD dlopen,
+ * finding no such module loaded, searched the library path and opened
+ * the file (four system calls, ~10 us a dlopen). */
+static int libgcc_seen;
+
+void cs_unwind_saw(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!strncmp(base ? base + 1 : path, "libgcc_s.so", 11))
+		__atomic_store_n(&libgcc_seen, 1, __ATOMIC_RELEASE);
+}
 
 void cs_unwind_init(void)
 {
@@ -110,7 +125,10 @@ void cs_unwind_add(void *blob)
 
 void cs_unwind_flush(void)
 {
-	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED) || !ready(0))
+	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED) ||
+	    (!__atomic_load_n(&register_frame, __ATOMIC_ACQUIRE) &&
+	     !__atomic_load_n(&libgcc_seen, __ATOMIC_ACQUIRE)) ||
+	    !ready(0))
 		return;
 	pthread_mutex_lock(&lock);
 	flush_locked();

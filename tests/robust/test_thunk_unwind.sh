@@ -11,6 +11,11 @@
 # functions fault at their first instruction, after two pushes of
 # callee-saved registers (whose values the catching caller relies on),
 # and after push %rbp; mov %rsp,%rbp.
+# A C program has no libgcc_s.so.1 at start, so its frame information
+# waits; a C++ plugin it dlopens brings libgcc_s, and the information is
+# registered after that dlopen: libgcc's _Unwind_Backtrace in the crash
+# handler (taken from the plugin, not through backtrace(), which would
+# load libgcc_s itself) walks through the thunk too.
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
@@ -135,7 +140,57 @@ int main(void)
 	return (int)caller1(0);
 }
 C
+cat >plug.cc <<'C'
+#include <string>
+extern "C" long plug_len(const char *s) { return (long)std::string(s).size(); }
+C
+cat >plugtrace.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <unwind.h>
+
+long u_pushed(long *);
+static _Unwind_Reason_Code (*walk)(_Unwind_Trace_Fn, void *);
+static _Unwind_Ptr (*ip_of)(struct _Unwind_Context *);
+
+static _Unwind_Reason_Code frame(struct _Unwind_Context *c, void *arg)
+{
+	Dl_info di;
+
+	(void)arg;
+	if (dladdr((void *)(ip_of(c) - 1), &di) && di.dli_sname &&
+	    (!strncmp(di.dli_sname, "caller", 6) || !strcmp(di.dli_sname, "main")))
+		printf("%s\n", di.dli_sname);
+	return _URC_NO_REASON;
+}
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	walk(frame, NULL);
+	fflush(stdout);
+	_exit(3);
+}
+__attribute__((noinline)) long caller2(long *p) { long r = u_pushed(p); __asm__ volatile(""); return r; }
+__attribute__((noinline)) long caller1(long *p) { long r = caller2(p); __asm__ volatile(""); return r; }
+int main(void)
+{
+	void *h = dlopen("./libplug.so", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h || !(walk = dlsym(h, "_Unwind_Backtrace")) || !(ip_of = dlsym(h, "_Unwind_GetIP")))
+		return 2;
+	signal(SIGSEGV, on_segv);
+	return (int)caller1(0);
+}
+C
 $cc -shared -fPIC -o libu.so lib.S
+"$CXX" -shared -fPIC -o libplug.so plug.cc
+$cc -O1 -rdynamic -o plugtrace plugtrace.c -L. -lu -Wl,-rpath,"$T" -ldl
+! ldd ./plugtrace | grep -q libgcc_s || fail "plugtrace has libgcc_s from the start: nothing tested"
 "$CXX" -O2 -fnon-call-exceptions -o throw throw.cc -L. -lu -Wl,-rpath,"$T"
 $cc -O1 -rdynamic -o trace trace.c -L. -lu -Wl,-rpath,"$T"
 
@@ -167,3 +222,11 @@ for hook in entry got; do
 	same_output tplain trace_$hook
 done
 echo "a crash handler's backtrace() in a faulting thunk shows the whole stack"
+
+plain_run pplain ./plugtrace
+expect_status pplain 3
+cmp -s want.txt "$T/pplain.out" || { show "$T/pplain.out"; fail "plugtrace's own walk is off"; }
+shim_run plug_entry tsc u_pushed ./plugtrace
+expect_status plug_entry 3
+same_output pplain plug_entry
+echo "a C program's thunk frames registered after a C++ plugin's dlopen brought libgcc_s"
