@@ -59,7 +59,7 @@ static int before_exec(void)
 	/* The shim's own libc calls (getpid, ftruncate) may be targets. */
 	cs_guard_take();
 	if (cs_g.enabled && getpid() == cs_g.pid) {
-		cs_output_seal();
+		cs_output_seal_gone();
 		sealed = 1;
 	}
 	cs_guard_drop();

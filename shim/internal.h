@@ -940,6 +940,9 @@ void cs_output_seal_stores(void);
 /* Marks the file complete and trims it to its used size; no block can be
  * reserved afterwards (blocks already reserved stay writable). */
 void cs_output_seal(void);
+/* cs_output_seal, and the series windows no call reached made holes (on
+ * disk they were allocated): at exit, _exit, quick_exit and an exec. */
+void cs_output_seal_gone(void);
 /* Undoes cs_output_seal (an exec that failed). */
 void cs_output_unseal(void);
 /* Seals the file and closes its descriptor (exit). */

@@ -44,7 +44,7 @@ static int seal_before_exit(void)
 	if (cs_g.sandboxed)
 		cs_output_seal_stores();
 	else
-		cs_output_seal();
+		cs_output_seal_gone();
 	return 1;
 }
 
