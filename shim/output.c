@@ -882,7 +882,7 @@ static void punch_unused(const struct cs_file_header *hdr, uint64_t used, int fd
 		if (__atomic_load_n(&b->type, __ATOMIC_ACQUIRE) == CS_BLOCK_SERIES &&
 		    size >= sizeof(struct cs_series_block)) {
 			const struct cs_series_block *sb = (const struct cs_series_block *)b;
-			uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE);
+			uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_SEQ_CST);
 
 			if (ready < CS_SERIES_WINDOWS &&
 			    sb->window_size * CS_SERIES_WINDOWS <= size - sizeof(*sb))
@@ -892,6 +892,15 @@ static void punch_unused(const struct cs_file_header *hdr, uint64_t used, int fd
 			return; /* not on this file system (or refused): no more tries */
 		off += size;
 	}
+}
+
+/* Counts the punches begun: a thread mapping in windows meanwhile
+ * (populate_windows) sees it and takes them back (cs_output_punch_gen). */
+static uint64_t punch_gen;
+
+uint64_t cs_output_punch_gen(void)
+{
+	return __atomic_load_n(&punch_gen, __ATOMIC_SEQ_CST);
 }
 
 void cs_output_seal_gone(void)
@@ -907,8 +916,13 @@ void cs_output_seal_gone(void)
 		return;
 	used = __atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & ~CS_USED_SEALED;
 	fd = report_fd();
-	if (fd >= 0)
-		punch_unused(cs_g.hdr, used, fd);
+	if (fd < 0)
+		return;
+	/* Before any series' ready is read (sequentially consistent, as the
+	 * other side's): a thread raising ready meanwhile either is seen
+	 * here, or sees this and lowers it again. */
+	__atomic_fetch_add(&punch_gen, 1, __ATOMIC_SEQ_CST);
+	punch_unused(cs_g.hdr, used, fd);
 }
 
 void cs_output_close(void)

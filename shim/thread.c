@@ -960,7 +960,7 @@ static void merge_windows(struct cs_series_block *sb, int whole, unsigned count)
  * the series, and none can write into these windows behind the zeros. */
 static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uint64_t w)
 {
-	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready;
+	uint64_t ready = __atomic_load_n(&sb->ready, __ATOMIC_ACQUIRE), want = ready, gen, old;
 	int err;
 
 	while (want < w + 1 && want < CS_SERIES_WINDOWS)
@@ -969,15 +969,24 @@ static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uin
 		want = CS_SERIES_WINDOWS;
 	if (want <= ready)
 		return 0;
+	gen = cs_output_punch_gen();
 	t->series_busy = 1;
 	err = cs_output_prefault((char *)(sb + 1) + ready * sb->window_size,
 				 (want - ready) * sb->window_size);
 	t->series_busy = 0;
 	if (err < 0)
 		return -ENOSPC;
+	old = ready;
 	while (ready < want && !__atomic_compare_exchange_n(&sb->ready, &ready, want, 1,
-							    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
+	/* Sealed meanwhile by another thread (the exit), which may have
+	 * read the old ready and punched these windows out again (shim/
+	 * output.c, punch_unused): taken back, nothing is stored there. */
+	if (cs_output_punch_gen() != gen) {
+		__atomic_store_n(&sb->ready, old, __ATOMIC_SEQ_CST);
+		return -ENOSPC;
+	}
 	return 0;
 }
 
