@@ -50,6 +50,12 @@ static int out_full; /* growing failed (no room): reserve no more */
  * program got a SIGBUS at a store into a page that had its blocks all
  * along (review helper 51, tests/robust/test_series_folio.sh). */
 static int out_sparse;
+/* Series windows of the file were punched out (cs_output_seal_gone): the
+ * file has holes next to pages in use, as a sparse one has, so a window
+ * mapped in later (after an exec that failed) that the file system
+ * cannot back must be given up, never touched into being (a SIGBUS on a
+ * full disk). */
+static int out_holes;
 
 /* The system calls this file makes while the program runs (reserving runs
  * without the re-entry guard), through shim/rawsys.h. */
@@ -426,6 +432,7 @@ static int map_new_file(void)
 	out_fd = fd;
 	out_size = 0;
 	out_full = 0;
+	out_holes = 0;
 	out_sparse = on_tmpfs(fd) && populate_known();
 	/* With less room than a growth step, grow takes what it needs; a
 	 * later reservation that finds no room makes the file full. */
@@ -522,8 +529,10 @@ int cs_output_populate(const void *p, uint64_t len)
 	if (!len || sys_madvise((char *)cs_g.hdr + first, end - first, MADV_POPULATE_WRITE) == 0)
 		return 0;
 	/* A sparse file's page the file system could not back (no room):
-	 * nothing may be stored there. */
-	if (out_sparse)
+	 * nothing may be stored there.  So too in a file with punched holes
+	 * (an exec failed after the seal): touching such a page on a full
+	 * disk was a SIGBUS. */
+	if (out_sparse || __atomic_load_n(&out_holes, __ATOMIC_RELAXED))
 		return -1;
 	/* Without MADV_POPULATE_WRITE (before Linux 5.14): touch each page by
 	 * an atomic add of 0, which writes back whatever another thread may
@@ -863,7 +872,10 @@ static int punch(int fd, uint64_t from, uint64_t to)
  * zeros and read as zeros.  A window is stored into only after it is
  * mapped in by a system call (populate_windows, cs_output_prefault), which
  * gets it space or fails (no store into a hole the file system cannot
- * fill: a SIGBUS), so a seal undone (an exec that failed) is no danger.
+ * fill: a SIGBUS), so a seal undone (an exec that failed) is no danger:
+ * once there are holes, a failed MADV_POPULATE_WRITE gives the windows
+ * up (out_holes; touching them was the SIGBUS, test_holes_fulldisk.sh),
+ * and where the kernel has none, nothing is punched.
  * The padding blocks are left allocated: a thread may be carving a block
  * off one right now, storing into it directly.  Each hole costs a journal
  * transaction on ext4 (~0.15 ms): at most one per series block, those of
@@ -914,10 +926,16 @@ void cs_output_seal_gone(void)
 	/* On a tmpfs the windows no call reached were never backed. */
 	if (out_sparse || __atomic_load_n(&cs_g.sandboxed, __ATOMIC_ACQUIRE))
 		return;
+	/* Without MADV_POPULATE_WRITE a window is mapped in by touching it,
+	 * which in a hole the file system cannot fill is a SIGBUS: a file
+	 * unsealed again (an exec that failed) must have no holes then. */
+	if (!populate_known())
+		return;
 	used = __atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & ~CS_USED_SEALED;
 	fd = report_fd();
 	if (fd < 0)
 		return;
+	__atomic_store_n(&out_holes, 1, __ATOMIC_RELAXED);
 	/* Before any series' ready is read (sequentially consistent, as the
 	 * other side's): a thread raising ready meanwhile either is seen
 	 * here, or sees this and lowers it again. */
