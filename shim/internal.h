@@ -943,7 +943,8 @@ void cs_output_seal(void);
 /* cs_output_seal, and the series windows no call reached made holes (on
  * disk they were allocated): at exit, _exit, quick_exit and an exec. */
 void cs_output_seal_gone(void);
-/* Moves when cs_output_seal_gone begins punching (populate_windows). */
+/* Odd while cs_output_seal_gone punches; moves at its start and end
+ * (populate_windows). */
 uint64_t cs_output_punch_gen(void);
 /* Undoes cs_output_seal (an exec that failed). */
 void cs_output_unseal(void);

@@ -56,6 +56,10 @@ static int out_sparse;
  * cannot back must be given up, never touched into being (a SIGBUS on a
  * full disk). */
 static int out_holes;
+/* Counts the starts and ends of punching (cs_output_seal_gone): odd while
+ * the windows no call reached are being punched out (populate_windows
+ * maps none in then, cs_output_punch_gen). */
+static uint64_t punch_gen;
 
 /* The system calls this file makes while the program runs (reserving runs
  * without the re-entry guard), through shim/rawsys.h. */
@@ -906,10 +910,6 @@ static void punch_unused(const struct cs_file_header *hdr, uint64_t used, int fd
 	}
 }
 
-/* Counts the punches begun: a thread mapping in windows meanwhile
- * (populate_windows) sees it and takes them back (cs_output_punch_gen). */
-static uint64_t punch_gen;
-
 uint64_t cs_output_punch_gen(void)
 {
 	return __atomic_load_n(&punch_gen, __ATOMIC_SEQ_CST);
@@ -936,11 +936,16 @@ void cs_output_seal_gone(void)
 	if (fd < 0)
 		return;
 	__atomic_store_n(&out_holes, 1, __ATOMIC_RELAXED);
-	/* Before any series' ready is read (sequentially consistent, as the
-	 * other side's): a thread raising ready meanwhile either is seen
-	 * here, or sees this and lowers it again. */
+	/* Odd before any series' ready is read (sequentially consistent, as
+	 * the other side's), even again once every punch is made: a thread
+	 * raising ready meanwhile is either seen here, or sees the count
+	 * move (or odd) and lowers it again.  A count taken once, at the
+	 * start, was no guard: a thread that read it after the increment
+	 * mapped windows in, filled them, and the punch of its block, made
+	 * after, took its calls (test_holes_race.sh). */
 	__atomic_fetch_add(&punch_gen, 1, __ATOMIC_SEQ_CST);
 	punch_unused(cs_g.hdr, used, fd);
+	__atomic_fetch_add(&punch_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 void cs_output_close(void)
@@ -964,6 +969,9 @@ void cs_output_forget(void)
 
 	/* A forked child's file is a new one: the parent's spares are not in it. */
 	memset(spares, 0, sizeof(spares));
+	/* Nor is a punch another thread of the parent was making (an odd
+	 * count would keep the child's series from ever growing). */
+	__atomic_store_n(&punch_gen, 0, __ATOMIC_RELAXED);
 	if (cs_g.hdr)
 		munmap(cs_g.hdr, out_capacity);
 	fd = out_fd >= 0 ? report_fd() : -1;

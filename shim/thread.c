@@ -969,7 +969,11 @@ static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uin
 		want = CS_SERIES_WINDOWS;
 	if (want <= ready)
 		return 0;
+	/* Windows are being punched out (the exit, in another thread): none
+	 * mapped in now. */
 	gen = cs_output_punch_gen();
+	if (gen & 1)
+		return -ENOSPC;
 	t->series_busy = 1;
 	err = cs_output_prefault((char *)(sb + 1) + ready * sb->window_size,
 				 (want - ready) * sb->window_size);
@@ -980,8 +984,8 @@ static int populate_windows(struct cs_thread *t, struct cs_series_block *sb, uin
 	while (ready < want && !__atomic_compare_exchange_n(&sb->ready, &ready, want, 1,
 							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
-	/* Sealed meanwhile by another thread (the exit), which may have
-	 * read the old ready and punched these windows out again (shim/
+	/* Punching began meanwhile in another thread (the exit), which may
+	 * have read the old ready and punched these windows out again (shim/
 	 * output.c, punch_unused): taken back, nothing is stored there. */
 	if (cs_output_punch_gen() != gen) {
 		__atomic_store_n(&sb->ready, old, __ATOMIC_SEQ_CST);
