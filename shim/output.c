@@ -872,7 +872,7 @@ static int punch(int fd, uint64_t from, uint64_t to)
  * hundred calls uses 16; on a disk file system the file grew by fallocate
  * over all of them, so each short process of a build or of a shell script
  * run under the shim kept ~1 MB on disk (a shell loop of 3,000 processes
- * with malloc and free as targets: 3.4 GB, now 0.8 GB).  Their bytes were
+ * with malloc and free as targets: 3.3 GB, now 1.1 GB).  Their bytes were
  * zeros and read as zeros.  A window is stored into only after it is
  * mapped in by a system call (populate_windows, cs_output_prefault), which
  * gets it space or fails (no store into a hole the file system cannot

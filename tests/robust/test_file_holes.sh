@@ -6,7 +6,7 @@
 # event), and a process making 100 calls uses 8 of them.  On a disk file
 # system the file grew by fallocate, so each short process kept ~1 MB on
 # disk (a shell loop of 3,000 processes, malloc and free as targets:
-# 3.4 GB).  Checked here, by the file's allocated size against its length,
+# 3.3 GB).  Checked here, by the file's allocated size against its length,
 # after a normal exit, after _exit, and for the file of a process image
 # that exec'd; and that every count stays exact: in the report, in the
 # series over time, and when an exec fails and the program goes on calling
