@@ -168,6 +168,12 @@ static void rewrite_targets(void)
 		}
 		memcpy((char *)b + sizeof(b->hdr), (char *)old + sizeof(old->hdr),
 		       sizeof(*b) - sizeof(b->hdr));
+		/* A module unloaded before the fork is not in the child's
+		 * file (cs_modules_save copies the loaded ones): its targets,
+		 * named still for the parent's calls, name no module here (a
+		 * file called damaged, test_fork_unloaded.sh). */
+		if (b->module && !cs_modules_in_file(b->module))
+			b->module = 0;
 		cs_output_publish(b, CS_BLOCK_TARGET);
 		t->block = b;
 	}

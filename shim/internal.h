@@ -876,6 +876,9 @@ uint64_t cs_modules_file(uint32_t id);
 /* The same, also for a module unloaded since (while its slot is not taken
  * by another). */
 uint64_t cs_modules_file_any(uint32_t id);
+/* Whether module id is loaded and its block is in the report file (in a
+ * forked child: copied by cs_modules_restore). */
+int cs_modules_in_file(uint32_t id);
 /* The ids of the modules loaded now, ascending, into ids[max].  Returns
  * how many. */
 unsigned cs_modules_live(uint32_t *ids, unsigned max);

@@ -391,6 +391,13 @@ static const struct module *slot_of(uint32_t id)
 	return NULL;
 }
 
+int cs_modules_in_file(uint32_t id)
+{
+	const struct module *m = slot_of(id);
+
+	return m && m->lo != m->hi && m->block;
+}
+
 uint64_t cs_modules_file_any(uint32_t id)
 {
 	const struct module *m = slot_of(id);
