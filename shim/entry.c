@@ -1022,6 +1022,11 @@ static int mark_loaded(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+void cs_entry_memo_abandon(void)
+{
+	cs_load_memo_abandon(&handled);
+}
+
 void cs_entry_forget_unloaded(void)
 {
 	static uint8_t loaded[MAX_MODULES];

@@ -469,7 +469,7 @@ static int function_pointer(const struct dyn_info *d, const ElfW(Rela) * r)
 /* The pattern a relocation names, if it is one the pass may patch: a PLT
  * or GLOB_DAT slot, or a function pointer word, of a function symbol whose
  * name matches (-1 if not).  Depends only on the module's tables, so its
- * verdicts are kept (shim/gotmemo.c). */
+ * verdicts are kept (shim/loadmemo.c). */
 static int names_target(const struct dyn_info *d, const ElfW(Rela) * r)
 {
 	uint32_t type = ELF64_R_TYPE(r->r_info), sym = ELF64_R_SYM(r->r_info);
@@ -568,6 +568,12 @@ static void patch_relocs(const struct dyn_info *d, const ElfW(Rela) * r, size_t 
 	}
 }
 
+/* Copy relocations: a program that uses a library's variable directly has
+ * a copy of its own, which the loader made from the library's variable,
+ * function pointers and all, before the shim ran.  A word the pass pointed
+ * at a stub in the library's (now unused) original is pointed there in the
+ * copy too, while the copy still holds the function's address: otherwise
+ * the program's hook == foo, true without the shim, is false. */
 static void patch_copies(const struct dyn_info *d)
 {
 	const ElfW(Rela) *r = d->rela, *end = (const ElfW(Rela) *)((const char *)r + d->rela_size);
@@ -630,6 +636,11 @@ static void drop_known(uintptr_t data)
 }
 
 static struct cs_load_memo memo = {.drop = drop_known};
+
+void cs_got_memo_abandon(void)
+{
+	cs_load_memo_abandon(&memo);
+}
 
 /* A module whose GOT may need patching, as dl_iterate_phdr showed it. */
 struct got_module {

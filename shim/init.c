@@ -213,6 +213,17 @@ static void after_fork_in_parent(void)
 	after_fork_parent();
 }
 
+/* In a forked child: whether another thread of the parent held lock at
+ * the fork (it is held for good here).  What it guards may be half
+ * written then. */
+static int held_at_fork(pthread_mutex_t *lock)
+{
+	if (pthread_mutex_trylock(lock))
+		return 1;
+	pthread_mutex_unlock(lock);
+	return 0;
+}
+
 /* A forked child: the parent's counters and report file are not ours.
  * Keep the target list, open a file of our own, re-record modules and
  * targets there; threads set up again at their next call. */
@@ -241,6 +252,17 @@ static void after_fork_child(void)
 	cs_g.pid = getpid();
 	/* The forking thread's pending cancellation is the child's too. */
 	cancel = cs_cancel_off();
+	/* A pass's memo of the loads it handled, half cleared by a thread
+	 * of the parent (its blocks freed, the pointers to them not yet
+	 * forgotten), had them freed a second time by the child's next
+	 * pass (test_fork_memo.sh): let go, the next pass looks at every
+	 * module. */
+	if (held_at_fork(&cs_entry_lock))
+		cs_entry_memo_abandon();
+	if (held_at_fork(&cs_got_lock))
+		cs_got_memo_abandon();
+	if (held_at_fork(&cs_modules_lock))
+		cs_modules_memo_abandon();
 	pthread_mutex_init(&patch_lock, NULL);
 	pthread_mutex_init(&cs_entry_lock, NULL);
 	pthread_mutex_init(&cs_got_lock, NULL);

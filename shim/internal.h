@@ -530,6 +530,8 @@ void cs_target_forget_range(uint64_t lo, uint64_t hi, uint32_t module);
  * that another thread had closed, unseen by our dlclose wrapper (the
  * caller runs cs_forget_unloaded then). */
 int cs_got_patch_all(int *held);
+/* Forked child, cs_got_lock held at the fork: the pass's memo let go. */
+void cs_got_memo_abandon(void);
 
 /* ---- loadmemo.c: what a pass over the loaded modules learned about each
  * one, kept until a module is unloaded (each memo under its user's lock) ---- */
@@ -550,6 +552,11 @@ struct cs_load_memo {
  * Returns 1 if the memo can be used (0: no count here). */
 int cs_load_memo_check(struct cs_load_memo *m, unsigned long long subs);
 void cs_load_memo_clear(struct cs_load_memo *m);
+/* In a forked child, a memo whose user's lock another thread held at the
+ * fork: it may be half updated (cs_load_memo_clear stopped between
+ * freeing entries and forgetting them, whose next clear freed them a
+ * second time), so its entries are let go, never freed or read again. */
+void cs_load_memo_abandon(struct cs_load_memo *m);
 /* 1 and the data kept for the load (base, phdr), or 0 if it is new. */
 int cs_load_memo_find(struct cs_load_memo *m, uint64_t base, const void *phdr, uintptr_t *data);
 /* Records a load.  Returns 0, or -ENOMEM, -ENOSYS (no memo here). */
@@ -802,6 +809,8 @@ int cs_entry_patch_all(int *held);
 int cs_entry_is_patched(uint64_t addr);
 /* Forgets the modules that were unloaded (their addresses may be reused). */
 void cs_entry_forget_unloaded(void);
+/* Forked child, cs_entry_lock held at the fork: the pass's memo let go. */
+void cs_entry_memo_abandon(void);
 
 /* ---- calibrate.c ---- */
 /* Measures the wrapper's own cost: calls an empty function through a stub
@@ -898,6 +907,9 @@ void cs_modules_restore(void);
  * or dlclose of the program returns (the loader's lock is free then). */
 void cs_modules_after_fork(void);
 void cs_modules_loader_usable(void);
+/* Forked child, cs_modules_lock held at the fork: the scan's memo let go,
+ * and the next forget of unloaded modules looks at every module. */
+void cs_modules_memo_abandon(void);
 
 /* ---- output.c: the report file ---- */
 /* Creates and maps the report file named by the settings, sets cs_g.hdr.

@@ -30,6 +30,13 @@ void cs_load_memo_clear(struct cs_load_memo *m)
 	m->n = m->cap = m->next = 0;
 }
 
+void cs_load_memo_abandon(struct cs_load_memo *m)
+{
+	m->e = NULL;
+	m->n = m->cap = m->next = 0;
+	m->valid = 0;
+}
+
 int cs_load_memo_check(struct cs_load_memo *m, unsigned long long subs)
 {
 	if (subs != m->subs || !m->valid)

@@ -422,6 +422,12 @@ void cs_modules_after_fork(void)
 	loader_maybe_locked = 1;
 }
 
+void cs_modules_memo_abandon(void)
+{
+	cs_load_memo_abandon(&scan_memo);
+	alive_checked = 0;
+}
+
 void cs_modules_loader_usable(void)
 {
 	loader_maybe_locked = 0;
