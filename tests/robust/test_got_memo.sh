@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The GOT pass keeps, for each loaded module, which of its relocations
-# name a target (shim/gotmemo.c), and a later pass (the next dlopen) looks
+# name a target (shim/loadmemo.c), and a later pass (the next dlopen) looks
 # at those only.  GOT slots only (CACHESHIM_HOOK=got), so that every
 # counted call went through a slot a pass patched:
 # - a library whose PLT slot of g_late is still unbound (RTLD_LAZY, g_late
@@ -10,7 +10,8 @@
 # - a library unloaded and another one loaded at its address, with other
 #   relocations at other places: what was kept of the first must not stand
 #   for the second (the memo is dropped when dl_iterate_phdr's count of
-#   unloads moves), or the second's calls of g_fn went uncounted;
+#   loads less the modules listed moves), or the second's calls of g_fn
+#   went uncounted;
 # - the same with a dlmopen namespace of two modules made between the last
 #   pass and the unload (main_ns): glibc's dlpi_subs takes each other
 #   namespace's count of modules from its count of loads once per module
