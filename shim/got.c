@@ -796,7 +796,8 @@ int cs_got_patch_all(int *held)
 	}
 	/* A module unloaded during the pass (by another thread, or by
 	 * dropping a hold): what was learned of one loaded at its address
-	 * since may be wrong. */
+	 * since may be wrong.  (The next pass's check would drop it too: the
+	 * count never goes back.  Dropped now, it holds no memory meanwhile.) */
 	if (l.checked && cs_load_subs() != l.subs)
 		cs_load_memo_clear(&memo);
 	free(l.m);
