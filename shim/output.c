@@ -60,6 +60,7 @@ static int out_holes;
  * the windows no call reached are being punched out (populate_windows
  * maps none in then, cs_output_punch_gen). */
 static uint64_t punch_gen;
+static int punching; /* a thread is in cs_output_seal_gone's punches */
 
 /* The system calls this file makes while the program runs (reserving runs
  * without the re-entry guard), through shim/rawsys.h. */
@@ -854,16 +855,24 @@ void cs_output_unseal(void)
  * a journal transaction (~0.1-0.2 ms, at the exit of every process). */
 #define CS_PUNCH_MIN (64u << 10)
 
-/* [from, to) of the file, rounded inwards to whole pages, made a hole
- * (if at least CS_PUNCH_MIN). */
+/* At most this many holes a seal (~50 us each on ext4): a process whose
+ * 64 targets were each called a few times made 67, 3-4 ms at its exit;
+ * the later series blocks keep their windows allocated. */
+#define CS_PUNCH_MAX 16
+
+/* [from, to) of the file, rounded inwards to whole pages, made a hole if
+ * at least CS_PUNCH_MIN.  Returns 1 if it was, 0 if too small, -errno. */
 static int punch(int fd, uint64_t from, uint64_t to)
 {
+	long r;
+
 	from = (from + 4095) & ~4095ull;
 	to &= ~4095ull;
 	if (to < from + CS_PUNCH_MIN)
 		return 0;
-	return (int)cs_syscall6(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				(long)from, (long)(to - from), 0, 0);
+	r = cs_syscall6(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)from,
+			(long)(to - from), 0, 0);
+	return r < 0 ? (int)r : 1;
 }
 
 /* The series windows of the sealed file [0, used) that no call ever
@@ -887,8 +896,9 @@ static int punch(int fd, uint64_t from, uint64_t to)
 static void punch_unused(const struct cs_file_header *hdr, uint64_t used, int fd)
 {
 	uint64_t off = CS_HEADER_SIZE;
+	unsigned holes = 0;
 
-	while (off + sizeof(struct cs_block) <= used) {
+	while (off + sizeof(struct cs_block) <= used && holes < CS_PUNCH_MAX) {
 		const struct cs_block *b = (const struct cs_block *)((const char *)hdr + off);
 		uint32_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);
 		int r = 0;
@@ -906,6 +916,7 @@ static void punch_unused(const struct cs_file_header *hdr, uint64_t used, int fd
 		}
 		if (r == -EOPNOTSUPP || r == -ENOSYS || r == -EPERM)
 			return; /* not on this file system (or refused): no more tries */
+		holes += r == 1;
 		off += size;
 	}
 }
@@ -933,7 +944,10 @@ void cs_output_seal_gone(void)
 		return;
 	used = __atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & ~CS_USED_SEALED;
 	fd = report_fd();
-	if (fd < 0)
+	/* One thread at a time (an _exit in one thread while another
+	 * execs): two starts would make the count even again while both
+	 * punch, and a thread mapping windows in would not see them. */
+	if (fd < 0 || __atomic_exchange_n(&punching, 1, __ATOMIC_ACQ_REL))
 		return;
 	__atomic_store_n(&out_holes, 1, __ATOMIC_RELAXED);
 	/* Odd before any series' ready is read (sequentially consistent, as
@@ -946,6 +960,7 @@ void cs_output_seal_gone(void)
 	__atomic_fetch_add(&punch_gen, 1, __ATOMIC_SEQ_CST);
 	punch_unused(cs_g.hdr, used, fd);
 	__atomic_fetch_add(&punch_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&punching, 0, __ATOMIC_RELEASE);
 }
 
 void cs_output_close(void)
@@ -972,6 +987,7 @@ void cs_output_forget(void)
 	/* Nor is a punch another thread of the parent was making (an odd
 	 * count would keep the child's series from ever growing). */
 	__atomic_store_n(&punch_gen, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&punching, 0, __ATOMIC_RELAXED);
 	if (cs_g.hdr)
 		munmap(cs_g.hdr, out_capacity);
 	fd = out_fd >= 0 ? report_fd() : -1;
