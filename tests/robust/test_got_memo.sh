@@ -51,15 +51,10 @@ long b2(long x) { return x; }
 long b3(long x) { return x; }
 C
 echo 'int u_other(int x) { return x; }' >u.c
-cat >main.c <<'C'
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static void *must(const char *path, int flags)
+# The programs' helpers: a dlopen that must succeed, a call by name.
+cat >dlcall.h <<'C'
+static void *must(void *h)
 {
-	void *h = dlopen(path, flags);
-
 	if (!h) {
 		fprintf(stderr, "%s\n", dlerror());
 		exit(1);
@@ -73,6 +68,13 @@ static long call(void *h, const char *name, long x)
 
 	return f ? f(x) : -1000000;
 }
+C
+cat >main.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dlcall.h"
 
 int main(void)
 {
@@ -81,21 +83,21 @@ int main(void)
 	void *a_at, *b_at;
 	int i;
 
-	a = must("./liba.so", RTLD_LAZY | RTLD_LOCAL);
+	a = must(dlopen("./liba.so", RTLD_LAZY | RTLD_LOCAL));
 	a_at = dlsym(a, "a_use");
 	for (i = 0; i < 100; i++)
 		s += call(a, "a_use", i);
 	/* A pass that finds liba known. */
-	u = must("./libu.so", RTLD_NOW | RTLD_LOCAL);
+	u = must(dlopen("./libu.so", RTLD_NOW | RTLD_LOCAL));
 	for (i = 0; i < 100; i++)
 		s += call(a, "a_use", i);
 	/* g_late arrives: liba's unbound slot of it is patched by this pass. */
-	late = must("./liblate.so", RTLD_NOW | RTLD_GLOBAL);
+	late = must(dlopen("./liblate.so", RTLD_NOW | RTLD_GLOBAL));
 	for (i = 0; i < 70; i++)
 		s += call(a, "a_late", i);
 	dlclose(a);
 	/* libb in liba's place (same size class: most often the same address). */
-	b = must("./libb.so", RTLD_NOW | RTLD_LOCAL);
+	b = must(dlopen("./libb.so", RTLD_NOW | RTLD_LOCAL));
 	b_at = dlsym(b, "b_use");
 	for (i = 0; i < 50; i++)
 		s += call(b, "b_use", i);
@@ -117,21 +119,7 @@ cat >main_ns.c <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 
-static void *must(void *h)
-{
-	if (!h) {
-		fprintf(stderr, "%s\n", dlerror());
-		exit(1);
-	}
-	return h;
-}
-
-static long call(void *h, const char *name, long x)
-{
-	long (*f)(long) = (long (*)(long))dlsym(h, name);
-
-	return f ? f(x) : -1000000;
-}
+#include "dlcall.h"
 
 int main(void)
 {
