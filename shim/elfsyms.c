@@ -37,8 +37,6 @@ struct image {
 struct cs_elf_module {
 	uint64_t base;
 	struct image file, debug;
-	struct cs_elf_func *funcs;
-	size_t nfuncs, cap;
 	uint64_t *starts;
 	size_t nstarts;
 	uint64_t lo[CS_EXEC_MAX], hi[CS_EXEC_MAX];
@@ -248,21 +246,6 @@ static unsigned file_build_id(const struct image *im, uint8_t *out)
 	return len;
 }
 
-static int push(struct cs_elf_module *m, const struct cs_elf_func *f)
-{
-	if (m->nfuncs == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct cs_elf_func *v = realloc(m->funcs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		m->funcs = v;
-		m->cap = cap;
-	}
-	m->funcs[m->nfuncs++] = *f;
-	return 0;
-}
-
 /* True if addr lies in an executable segment: a symbol elsewhere (a bad
  * file) must not become an address to patch. */
 static int in_exec(const struct cs_elf_module *m, uint64_t addr)
@@ -299,10 +282,12 @@ static int sym_table(const struct image *im, uint32_t type, const Elf64_Sym **sy
 	return 0;
 }
 
-/* Adds the defined functions of im's symbol table of the given type.
- * Returns 0 (also when there is no such table), -ENOEXEC if the table or
- * its strings lie outside the file, or -ENOMEM. */
-static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t type, int source)
+/* Calls fn for each defined function of im's symbol table of the given
+ * type, in the table's order.  Returns 0 (also when there is no such
+ * table), -ENOEXEC if the table or its strings lie outside the file (not
+ * when checked at open: open_file), or fn's first nonzero return. */
+static int each_sym(const struct cs_elf_module *m, const struct image *im, uint32_t type,
+		    int source, int (*fn)(const struct cs_elf_func *f, void *arg), void *arg)
 {
 	const Elf64_Sym *sym;
 	const char *str;
@@ -327,16 +312,28 @@ static int add_syms(struct cs_elf_module *m, const struct image *im, uint32_t ty
 		f.size = sym[i].st_size;
 		f.local = ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL;
 		f.source = source;
-		ret = push(m, &f);
+		ret = fn(&f, arg);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+/* Whether im's symbol table of the given type (if any) and its strings lie
+ * inside the file: each_sym need not say so later. */
+static int syms_readable(const struct image *im, uint32_t type)
+{
+	const Elf64_Sym *sym;
+	const char *str;
+	uint64_t strsize;
+	size_t n;
+
+	return sym_table(im, type, &sym, &n, &str, &strsize) >= 0;
+}
+
 /* True if the strings of im's symbol table of the given type hold one of
- * the wanted substrings (a malformed table counts as holding them: add_syms
- * then says what is wrong). */
+ * the wanted substrings (a malformed table counts as holding them: the
+ * open then says what is wrong). */
 static int table_holds(const struct image *im, uint32_t type, const struct cs_elf_wanted *w)
 {
 	const Elf64_Sym *sym;
@@ -353,101 +350,6 @@ static int table_holds(const struct image *im, uint32_t type, const struct cs_el
 			return 1;
 	}
 	return 0;
-}
-
-/* Names compare up to a symbol version: "memcpy@GLIBC_2.2.5" in .symtab is
- * the "memcpy" of .dynsym. */
-static int namecmp(const char *a, const char *b)
-{
-	for (; *a == *b && *a && *a != '@'; a++, b++)
-		;
-	return (*a == '@' ? 0 : (unsigned char)*a) - (*b == '@' ? 0 : (unsigned char)*b);
-}
-
-static int func_cmp(const void *pa, const void *pb)
-{
-	const struct cs_elf_func *a = pa, *b = pb;
-	int c;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	c = namecmp(a->name, b->name);
-	return c ? c : a->source - b->source;
-}
-
-/* Sorts f[0..n) as func_cmp does.  qsort took a quarter of a start-up in
- * ruby (libruby's symbols: ~15 M instructions, every comparison an
- * indirect call); this is a stable radix sort of the addresses, 11 bits a
- * pass over the module's address span, then an insertion sort of each run
- * of equal addresses (aliases: a few names at most).  Falls back to qsort
- * when the buffer cannot be had. */
-void cs_elf_sort_funcs(struct cs_elf_func *f, size_t n)
-{
-	enum { BITS = 11, RADIX = 1 << BITS };
-	struct cs_elf_func *tmp, *src = f, *dst, *swap;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t i, j, *count;
-	unsigned shift;
-
-	for (i = 0; i < n; i++) {
-		lo = f[i].addr < lo ? f[i].addr : lo;
-		hi = f[i].addr > hi ? f[i].addr : hi;
-	}
-	tmp = malloc(n * sizeof(*tmp));
-	count = malloc(RADIX * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		qsort(f, n, sizeof(*f), func_cmp);
-		return;
-	}
-	dst = tmp;
-	for (shift = 0; shift < 64 && (hi - lo) >> shift; shift += BITS) {
-		size_t sum = 0;
-
-		memset(count, 0, RADIX * sizeof(*count));
-		for (i = 0; i < n; i++)
-			count[((src[i].addr - lo) >> shift) & (RADIX - 1)]++;
-		for (i = 0; i < RADIX; i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[((src[i].addr - lo) >> shift) & (RADIX - 1)]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != f)
-		memcpy(f, src, n * sizeof(*f));
-	free(tmp);
-	free(count);
-	for (i = 1; i < n; i++) {
-		struct cs_elf_func x = f[i];
-
-		for (j = i; j > 0 && f[j - 1].addr == x.addr && func_cmp(&f[j - 1], &x) > 0; j--)
-			f[j] = f[j - 1];
-		f[j] = x;
-	}
-}
-
-/* Sorts by address and keeps one entry per (address, name), the one from
- * the lowest source (.dynsym first). */
-static void dedup(struct cs_elf_module *m)
-{
-	size_t i, n = 0;
-
-	if (!m->nfuncs)
-		return;
-	cs_elf_sort_funcs(m->funcs, m->nfuncs);
-	for (i = 1; i < m->nfuncs; i++) {
-		if (m->funcs[i].addr != m->funcs[n].addr ||
-		    namecmp(m->funcs[i].name, m->funcs[n].name))
-			m->funcs[++n] = m->funcs[i];
-	}
-	m->nfuncs = n + 1;
 }
 
 /* The standard CRC-32 (reflected 0xedb88320), as .gnu_debuglink uses. */
@@ -784,25 +686,13 @@ static int open_file(const char *path, uint64_t base, const void *phdr, unsigned
 	    !(m->debug.p && table_holds(&m->debug, SHT_SYMTAB, wanted)))
 		goto fail;
 	ret = m->eh ? eh_frame_hdr(m, m->eh, m->ehlen, m->ehaddr) : 0;
-	if (!ret)
-		ret = add_syms(m, &m->file, SHT_DYNSYM, CS_SYM_DYNSYM);
-	if (!ret)
-		ret = add_syms(m, &m->file, SHT_SYMTAB, CS_SYM_SYMTAB);
+	if (!ret && (!syms_readable(&m->file, SHT_DYNSYM) || !syms_readable(&m->file, SHT_SYMTAB)))
+		ret = -ENOEXEC;
 	if (ret)
 		goto fail;
-	if (m->debug.p) {
-		size_t before = m->nfuncs;
-
-		ret = add_syms(m, &m->debug, SHT_SYMTAB, CS_SYM_DEBUG);
-		if (ret == -ENOMEM)
-			goto nomem;
-		if (ret) {
-			/* A debug file's table that does not fit: without it. */
-			m->nfuncs = before;
-			unmap(&m->debug);
-		}
-	}
-	dedup(m);
+	/* A debug file's table that does not fit: without it. */
+	if (m->debug.p && !syms_readable(&m->debug, SHT_SYMTAB))
+		unmap(&m->debug);
 	*out = m;
 	return 0;
 nomem:
@@ -916,7 +806,6 @@ void cs_elf_close(struct cs_elf_module *m)
 		return;
 	unmap(&m->file);
 	unmap(&m->debug);
-	free(m->funcs);
 	free(m->starts);
 	free(m);
 }
@@ -947,18 +836,20 @@ int cs_elf_each_ifunc(struct cs_elf_module *m, int (*fn)(const char *name, void 
 	return 0;
 }
 
+/* Read from the tables each time, never kept or sorted: sorting libc's
+ * ~10,000 functions (its debug file's) by address with their names, to
+ * fold one function's entries in several tables into one, took a third of
+ * a start-up with a libc target, and entry patching needs neither. */
 int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
 		     void *arg)
 {
-	size_t i;
+	int ret = each_sym(m, &m->file, SHT_DYNSYM, CS_SYM_DYNSYM, fn, arg);
 
-	for (i = 0; i < m->nfuncs; i++) {
-		int ret = fn(&m->funcs[i], arg);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (!ret)
+		ret = each_sym(m, &m->file, SHT_SYMTAB, CS_SYM_SYMTAB, fn, arg);
+	if (!ret && m->debug.p)
+		ret = each_sym(m, &m->debug, SHT_SYMTAB, CS_SYM_DEBUG, fn, arg);
+	return ret;
 }
 
 size_t cs_elf_fde_starts(struct cs_elf_module *m, const uint64_t **starts)

@@ -56,6 +56,7 @@ struct done_module {
 /* A matched function of the module being patched. */
 struct candidate {
 	uint64_t addr, size;
+	uint64_t next; /* the first function start after addr (bound) */
 	int pattern; /* settings pattern index */
 	int hidden; /* not in .dynsym, or an address target */
 	char name[CS_TARGET_NAME_MAX];
@@ -68,12 +69,20 @@ struct module_pass {
 	char base_name[4096]; /* basename, for address targets */
 	uint64_t base;
 	struct cs_elf_module *elf;
-	uint64_t *starts; /* sorted function starts (symbols + FDEs) */
-	size_t nstarts, capstarts;
+	uint64_t entry_point; /* the program's (AT_ENTRY) */
 	struct candidate *cand;
 	size_t ncand, capcand;
-	uint64_t never[16]; /* addresses of functions never wrapped */
+	/* Addresses of functions never wrapped: those a pattern matched, and
+	 * those of a candidate's address (an alias). */
+	uint64_t never[16];
 	unsigned nnever;
+	/* The never-wrapped names a pattern matched, said once each (a
+	 * function comes once from each symbol table that lists it). */
+	struct {
+		uint64_t addr;
+		const char *name;
+	} said[32];
+	unsigned nsaid;
 	uint64_t rlo[MAX_RANGES], rhi[MAX_RANGES];
 	unsigned nranges;
 	struct cs_branch_set branches;
@@ -96,21 +105,6 @@ static struct cs_load_memo handled;
 
 /* ---- the module's functions ---- */
 
-static int push_start(struct module_pass *mp, uint64_t a)
-{
-	if (mp->nstarts == mp->capstarts) {
-		size_t cap = mp->capstarts ? mp->capstarts * 2 : 1024;
-		uint64_t *p = realloc(mp->starts, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		mp->starts = p;
-		mp->capstarts = cap;
-	}
-	mp->starts[mp->nstarts++] = a;
-	return 0;
-}
-
 static int push_candidate(struct module_pass *mp, const char *name, uint64_t addr, uint64_t size,
 			  int pattern, int hidden)
 {
@@ -128,6 +122,7 @@ static int push_candidate(struct module_pass *mp, const char *name, uint64_t add
 	c = &mp->cand[mp->ncand++];
 	c->addr = addr;
 	c->size = size;
+	c->next = UINT64_MAX;
 	c->pattern = pattern;
 	c->hidden = hidden;
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -205,49 +200,152 @@ static void never_matched(int pat, const char *name)
 	}
 }
 
+/* Names compare up to a symbol version: "memcpy@GLIBC_2.2.5" in .symtab is
+ * the "memcpy" of .dynsym. */
+static int namecmp(const char *a, const char *b)
+{
+	for (; *a == *b && *a && *a != '@'; a++, b++)
+		;
+	return (*a == '@' ? 0 : (unsigned char)*a) - (*b == '@' ? 0 : (unsigned char)*b);
+}
+
+static void never_add(struct module_pass *mp, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < mp->nnever; i++)
+		if (mp->never[i] == addr)
+			return;
+	if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
+		mp->never[mp->nnever++] = addr;
+}
+
+/* The first pass over the module's symbols: the functions a pattern
+ * matches.  Every symbol of every wanted module comes here (libc's debug
+ * file lists ~7,000 functions, and most come twice): the name is matched
+ * first, and only a match is looked at further. */
 static int collect(const struct cs_elf_func *f, void *arg)
 {
 	struct module_pass *mp = arg;
-	int pat;
+	int pat = match_name(f->name);
+	unsigned i;
 
-	if (push_start(mp, f->addr) < 0)
-		return -ENOMEM;
-	if (is_fragment(f->name))
+	/* A cold fragment is never a function entry. */
+	if (pat < 0 || is_fragment(f->name))
 		return 0;
 	/* The program's entry point too, whatever its name: the loader jumps
 	 * there with the kernel's initial stack (argc where a return address
-	 * would be). */
-	if (cs_settings_never_wrap(f->name) || f->addr == getauxval(AT_ENTRY)) {
-		/* Under any of its names (setjmp is also _setjmp...). */
-		if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
-			mp->never[mp->nnever++] = f->addr;
-		pat = match_name(f->name);
-		if (pat >= 0)
-			never_matched(pat, f->name);
+	 * would be).  (Such functions under names no pattern matches are
+	 * found by bound: only an alias of a candidate matters.) */
+	if (f->addr == mp->entry_point || cs_settings_never_wrap(f->name)) {
+		never_add(mp, f->addr);
+		for (i = 0; i < mp->nsaid; i++)
+			if (mp->said[i].addr == f->addr && !namecmp(mp->said[i].name, f->name))
+				return 0;
+		if (mp->nsaid < sizeof(mp->said) / sizeof(mp->said[0])) {
+			mp->said[mp->nsaid].addr = f->addr;
+			mp->said[mp->nsaid++].name = f->name;
+		}
+		never_matched(pat, f->name);
 		return 0;
 	}
-	pat = match_name(f->name);
-	if (pat < 0 || strchr(cs_g.settings.targets[pat].glob, '+'))
+	if (strchr(cs_g.settings.targets[pat].glob, '+'))
 		return 0;
 	return push_candidate(mp, f->name, f->addr, f->size, pat, f->source != CS_SYM_DYNSYM);
 }
 
 /* Candidates by address, and at one address the exported name first (the
- * name users know: close before __libc_close). */
+ * name users know: close before __libc_close), then by name: one
+ * function's entries in several symbol tables end up side by side. */
 static int cmp_candidate(const void *a, const void *b)
 {
 	const struct candidate *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->hidden - y->hidden;
+	if (x->hidden != y->hidden)
+		return x->hidden - y->hidden;
+	c = namecmp(x->name, y->name);
+	return c ? c : strcmp(x->name, y->name);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts the candidates and keeps one per (address, name): the first, so
+ * .dynsym's (a function listed in .dynsym and the debug file's .symtab is
+ * matched from both). */
+static void sort_candidates(struct module_pass *mp)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t i, j, n = 0;
 
-	return x < y ? -1 : x > y;
+	qsort(mp->cand, mp->ncand, sizeof(*mp->cand), cmp_candidate);
+	for (i = 0; i < mp->ncand; i++) {
+		for (j = n; j > 0 && mp->cand[j - 1].addr == mp->cand[i].addr; j--)
+			if (!namecmp(mp->cand[j - 1].name, mp->cand[i].name))
+				break;
+		if (j > 0 && mp->cand[j - 1].addr == mp->cand[i].addr)
+			continue; /* the same function and name again */
+		mp->cand[n++] = mp->cand[i];
+	}
+	mp->ncand = n;
+}
+
+/* The second pass over the module's symbols, once there are candidates:
+ * each candidate's next function start (a patch must not reach past it),
+ * and never-wrapped functions at a candidate's address under another name
+ * (setjmp is also _setjmp...). */
+static int bound(const struct cs_elf_func *f, void *arg)
+{
+	struct module_pass *mp = arg;
+	size_t lo = 0, hi = mp->ncand, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (mp->cand[mid].addr < f->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* cand[lo - 1] is the last candidate below f: f may be its next. */
+	if (lo > 0 && f->addr < mp->cand[lo - 1].next)
+		mp->cand[lo - 1].next = f->addr;
+	if (lo < mp->ncand && mp->cand[lo].addr == f->addr &&
+	    (f->addr == mp->entry_point || cs_settings_never_wrap(f->name)))
+		never_add(mp, f->addr);
+	return 0;
+}
+
+/* Each candidate's next function start, from the symbols (bound) and the
+ * FDEs (sorted), given to every candidate at its address.  Returns 0 or
+ * bound's error. */
+static int bound_candidates(struct module_pass *mp)
+{
+	const uint64_t *fde;
+	size_t nfde = cs_elf_fde_starts(mp->elf, &fde), i, lo, hi, mid;
+	int ret;
+
+	if (mp->entry_point)
+		for (i = 0; i < mp->ncand; i++)
+			if (mp->cand[i].addr == mp->entry_point)
+				never_add(mp, mp->entry_point);
+	ret = cs_elf_each_func(mp->elf, bound, mp);
+	if (ret)
+		return ret;
+	for (i = mp->ncand; i-- > 0;) {
+		struct candidate *c = &mp->cand[i];
+
+		if (i + 1 < mp->ncand && mp->cand[i + 1].addr == c->addr)
+			c->next = mp->cand[i + 1].next;
+		for (lo = 0, hi = nfde; lo < hi;) {
+			mid = (lo + hi) / 2;
+			if (fde[mid] <= c->addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nfde && fde[lo] < c->next)
+			c->next = fde[lo];
+	}
+	return 0;
 }
 
 /* The "+0x" of glob if it is an address target whose module glob matches
@@ -306,20 +404,10 @@ static uint64_t range_end(const struct module_pass *mp, uint64_t addr)
 	return 0;
 }
 
-/* The first function start after addr, capped by its range's end. */
-static uint64_t next_start(const struct module_pass *mp, uint64_t addr, uint64_t end)
+/* The first function start after c, capped by its range's end. */
+static uint64_t next_start(const struct candidate *c, uint64_t end)
 {
-	size_t lo = 0, hi = mp->nstarts;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (mp->starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < mp->nstarts && mp->starts[lo] < end ? mp->starts[lo] : end;
+	return c->next < end ? c->next : end;
 }
 
 static int never_wrapped(const struct module_pass *mp, const struct candidate *c)
@@ -531,7 +619,7 @@ static void patch_candidates(struct module_pass *mp)
 			refuse(mp, idx, no_room, 0);
 			continue;
 		}
-		limit = next_start(mp, c->addr, end);
+		limit = next_start(c, end);
 		/* No size (an address target, an assembly function without
 		 * .size): its FDE says where it ends. */
 		func_end = c->size ? c->addr + c->size : cs_elf_fde_end(mp->elf, c->addr);
@@ -677,9 +765,6 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 	const char *needle[CS_MAX_TARGET_PATTERNS];
 	size_t needle_len[CS_MAX_TARGET_PATTERNS];
 	struct cs_elf_wanted wanted;
-	const uint64_t *fde;
-	uint64_t *merged;
-	size_t nfde, i, j, k;
 	const char *slash;
 
 	slash = strrchr(*mp->path ? mp->path : cs_g.hdr_program, '/');
@@ -690,6 +775,7 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 			       &mp->elf) != 0)
 		return;
 	mp->nranges = cs_elf_exec_ranges(mp->elf, mp->rlo, mp->rhi, MAX_RANGES);
+	mp->entry_point = getauxval(AT_ENTRY);
 	if (cs_elf_each_func(mp->elf, collect, mp) < 0)
 		goto out;
 	if (!(cs_g.settings.hook & CS_HOOK_GOT))
@@ -697,41 +783,13 @@ static void patch_module(struct module_pass *mp, const struct dl_phdr_info *info
 	address_targets(mp);
 	if (!mp->ncand)
 		goto out;
-	/* Symbol starts came in address order (cs_elf_each_func) and the
-	 * FDE starts are sorted: one merge, not a sort (qsort here was 8% of
-	 * `ruby -e 1`'s instructions). */
-	nfde = cs_elf_fde_starts(mp->elf, &fde);
-	merged = malloc((mp->nstarts + nfde + 1) * sizeof(*merged));
-	if (!merged)
+	sort_candidates(mp);
+	if (bound_candidates(mp) < 0)
 		goto out;
-	for (i = j = k = 0; i < mp->nstarts || k < nfde;) {
-		uint64_t a = k == nfde || (i < mp->nstarts && mp->starts[i] < fde[k]) ? mp->starts[i++]
-										     : fde[k++];
-
-		if (!j || merged[j - 1] != a)
-			merged[j++] = a;
-	}
-	free(mp->starts);
-	mp->starts = merged;
-	mp->nstarts = j;
-	/* next_start's binary search needs order: were the inputs not
-	 * sorted after all, sort. */
-	for (i = 1; i < j && merged[i - 1] < merged[i]; i++)
-		;
-	if (i < j) {
-		qsort(merged, j, sizeof(*merged), cmp_u64);
-		for (i = k = 0; i < j; i++) {
-			if (!k || merged[k - 1] != merged[i])
-				merged[k++] = merged[i];
-		}
-		mp->nstarts = k;
-	}
-	qsort(mp->cand, mp->ncand, sizeof(*mp->cand), cmp_candidate);
 	patch_candidates(mp);
 out:
 	if (mp->have_branches)
 		cs_branches_free(&mp->branches);
-	free(mp->starts);
 	free(mp->cand);
 	cs_elf_close(mp->elf);
 }

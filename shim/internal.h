@@ -630,11 +630,11 @@ int cs_elf_each_ifunc(struct cs_elf_module *m, int (*fn)(const char *name, void 
 /* Calls fn once per defined function symbol (STT_FUNC with a section:
  * not SHN_UNDEF, not SHN_ABS, value nonzero, address inside an executable
  * PT_LOAD; st_size is not checked; STT_GNU_IFUNC excluded: an IFUNC's symbol
- * is its resolver), in address order, each address once per name (a
- * .dynsym and a .symtab entry of one function are one, reported with source
- * CS_SYM_DYNSYM; a .symtab name's "@VERSION" tail does not make it another
- * name).  Stops early when fn returns nonzero, and returns that
- * value; else 0. */
+ * is its resolver): .dynsym's (source CS_SYM_DYNSYM), then .symtab's, then
+ * the debug file's, each in its table's order.  Not sorted, and a function
+ * listed in several tables comes once from each (a .symtab name may carry
+ * an "@VERSION" tail that .dynsym's has not).  Stops early when fn returns
+ * nonzero, and returns that value; else 0. */
 int cs_elf_each_func(struct cs_elf_module *m, int (*fn)(const struct cs_elf_func *f, void *arg),
 		     void *arg);
 /* The run-time function starts listed in .eh_frame_hdr, sorted ascending,
@@ -662,9 +662,6 @@ unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id);
  * ".cold", ".cold.N", ".localalias" ("foo.isra.0.constprop.0",
  * "foo.part.0.cold" -> 3); any other name -> strlen(name). */
 size_t cs_elf_clone_base_len(const char *name);
-/* Sorts functions by address, then name (up to a version), then source:
- * the order cs_elf_each_func reports them in (exposed for the unit test). */
-void cs_elf_sort_funcs(struct cs_elf_func *f, size_t n);
 /* Where separate debug files are looked for, instead of /usr/lib/debug
  * (NULL: back to it).  For tests; not thread-safe. */
 void cs_elf_set_debug_dir(const char *dir);
