@@ -293,17 +293,22 @@ static int each_sym(const struct cs_elf_module *m, const struct image *im, uint3
 	const char *str;
 	uint64_t strsize;
 	size_t i, n;
-	int ret = sym_table(im, type, &sym, &n, &str, &strsize);
+	int ret = sym_table(im, type, &sym, &n, &str, &strsize), ended;
 
 	if (ret)
 		return ret > 0 ? 0 : ret;
+	/* Strings that end in a NUL need no search for one per name. */
+	ended = strsize && !str[strsize - 1];
 	for (i = 1; i < n; i++) {
 		struct cs_elf_func f;
 
 		if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx == SHN_UNDEF ||
 		    sym[i].st_shndx == SHN_ABS || !sym[i].st_value)
 			continue;
-		f.name = str_at(str, strsize, sym[i].st_name);
+		if (ended)
+			f.name = sym[i].st_name < strsize ? str + sym[i].st_name : NULL;
+		else
+			f.name = str_at(str, strsize, sym[i].st_name);
 		if (!f.name || !f.name[0])
 			continue;
 		f.addr = m->base + sym[i].st_value;

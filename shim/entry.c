@@ -139,8 +139,12 @@ static int match_name(const char *name)
 
 	if (pat >= 0)
 		return pat;
+	/* Asked for every symbol of a wanted module (twice for libc's):
+	 * most names have no dot, so no clone suffix. */
+	if (!strchr(name, '.'))
+		return -1;
 	n = cs_elf_clone_base_len(name);
-	if (n == strlen(name) || n >= sizeof(base))
+	if (!name[n] || n >= sizeof(base))
 		return -1;
 	memcpy(base, name, n);
 	base[n] = '\0';
