@@ -58,7 +58,9 @@ struct candidate {
 	uint64_t addr, size;
 	uint64_t next; /* the first function start after addr (bound) */
 	int pattern; /* settings pattern index */
-	int hidden; /* not in .dynsym, or an address target */
+	int hidden; /* 1: not in .dynsym; 2: an address target (sorts last) */
+	int never; /* a never-wrapped function's alias, or the entry point (bound) */
+	int folded; /* a .symtab "name@VERSION" of .dynsym's "name" (bound) */
 	char name[CS_TARGET_NAME_MAX];
 };
 
@@ -72,10 +74,6 @@ struct module_pass {
 	uint64_t entry_point; /* the program's (AT_ENTRY) */
 	struct candidate *cand;
 	size_t ncand, capcand;
-	/* Addresses of functions never wrapped: those a pattern matched, and
-	 * those of a candidate's address (an alias). */
-	uint64_t never[16];
-	unsigned nnever;
 	/* The never-wrapped names a pattern matched, said once each (a
 	 * function comes once from each symbol table that lists it). */
 	struct {
@@ -123,6 +121,8 @@ static int push_candidate(struct module_pass *mp, const char *name, uint64_t add
 	c->addr = addr;
 	c->size = size;
 	c->next = UINT64_MAX;
+	c->never = 0;
+	c->folded = 0;
 	c->pattern = pattern;
 	c->hidden = hidden;
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -213,17 +213,6 @@ static int namecmp(const char *a, const char *b)
 	return (*a == '@' ? 0 : (unsigned char)*a) - (*b == '@' ? 0 : (unsigned char)*b);
 }
 
-static void never_add(struct module_pass *mp, uint64_t addr)
-{
-	unsigned i;
-
-	for (i = 0; i < mp->nnever; i++)
-		if (mp->never[i] == addr)
-			return;
-	if (mp->nnever < sizeof(mp->never) / sizeof(mp->never[0]))
-		mp->never[mp->nnever++] = addr;
-}
-
 /* The first pass over the module's symbols: the functions a pattern
  * matches.  Every symbol of every wanted module comes here (libc's debug
  * file lists ~7,000 functions, and most come twice): the name is matched
@@ -239,10 +228,9 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		return 0;
 	/* The program's entry point too, whatever its name: the loader jumps
 	 * there with the kernel's initial stack (argc where a return address
-	 * would be).  (Such functions under names no pattern matches are
-	 * found by bound: only an alias of a candidate matters.) */
+	 * would be).  (Aliases of such functions that a pattern matches are
+	 * marked by bound: only a candidate's address matters.) */
 	if (f->addr == mp->entry_point || cs_settings_never_wrap(f->name)) {
-		never_add(mp, f->addr);
 		for (i = 0; i < mp->nsaid; i++)
 			if (mp->said[i].addr == f->addr && !namecmp(mp->said[i].name, f->name))
 				return 0;
@@ -259,8 +247,9 @@ static int collect(const struct cs_elf_func *f, void *arg)
 }
 
 /* Candidates by address, and at one address the exported name first (the
- * name users know: close before __libc_close), then by name: one
- * function's entries in several symbol tables end up side by side. */
+ * name users know: close before __libc_close), an address target last (a
+ * function's name, sysmalloc, before libc.so.6+0x96b20), then by name:
+ * one function's entries in several symbol tables end up side by side. */
 static int cmp_candidate(const void *a, const void *b)
 {
 	const struct candidate *x = a, *y = b;
@@ -295,12 +284,17 @@ static void sort_candidates(struct module_pass *mp)
 
 /* The second pass over the module's symbols, once there are candidates:
  * each candidate's next function start (a patch must not reach past it),
- * and never-wrapped functions at a candidate's address under another name
- * (setjmp is also _setjmp...). */
+ * never-wrapped functions at a candidate's address under another name
+ * (setjmp is also _setjmp...: each such candidate is marked, however many
+ * there are), and .dynsym's name of a candidate that is a .symtab name
+ * with a version ("realpath@@GLIBC_2.3" is "realpath": one function, the
+ * .dynsym name's, as it always was; a pattern matching only the version's
+ * text, '*@*' or '*.*', does not make it a target). */
 static int bound(const struct cs_elf_func *f, void *arg)
 {
 	struct module_pass *mp = arg;
-	size_t lo = 0, hi = mp->ncand, mid;
+	size_t lo = 0, hi = mp->ncand, mid, k;
+	int never;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
@@ -312,9 +306,17 @@ static int bound(const struct cs_elf_func *f, void *arg)
 	/* cand[lo - 1] is the last candidate below f: f may be its next. */
 	if (lo > 0 && f->addr < mp->cand[lo - 1].next)
 		mp->cand[lo - 1].next = f->addr;
-	if (lo < mp->ncand && mp->cand[lo].addr == f->addr &&
-	    (f->addr == mp->entry_point || cs_settings_never_wrap(f->name)))
-		never_add(mp, f->addr);
+	if (lo == mp->ncand || mp->cand[lo].addr != f->addr)
+		return 0;
+	never = f->addr == mp->entry_point || cs_settings_never_wrap(f->name);
+	for (k = lo; k < mp->ncand && mp->cand[k].addr == f->addr; k++) {
+		struct candidate *c = &mp->cand[k];
+
+		c->never |= never;
+		if (f->source == CS_SYM_DYNSYM && c->hidden == 1 && strchr(c->name, '@') &&
+		    !namecmp(c->name, f->name))
+			c->folded = 1;
+	}
 	return 0;
 }
 
@@ -330,7 +332,7 @@ static int bound_candidates(struct module_pass *mp)
 	if (mp->entry_point)
 		for (i = 0; i < mp->ncand; i++)
 			if (mp->cand[i].addr == mp->entry_point)
-				never_add(mp, mp->entry_point);
+				mp->cand[i].never = 1;
 	ret = cs_elf_each_func(mp->elf, bound, mp);
 	if (ret)
 		return ret;
@@ -349,6 +351,11 @@ static int bound_candidates(struct module_pass *mp)
 		if (lo < nfde && fde[lo] < c->next)
 			c->next = fde[lo];
 	}
+	/* The folded names go, now that each kept one has its next. */
+	for (i = lo = 0; i < mp->ncand; i++)
+		if (!mp->cand[i].folded)
+			mp->cand[lo++] = mp->cand[i];
+	mp->ncand = lo;
 	return 0;
 }
 
@@ -392,7 +399,7 @@ static void address_targets(struct module_pass *mp)
 			       glob, mp->base_name);
 			continue;
 		}
-		push_candidate(mp, glob, mp->base + off, 0, (int)i, 1);
+		push_candidate(mp, glob, mp->base + off, 0, (int)i, 2);
 	}
 }
 
@@ -412,17 +419,6 @@ static uint64_t range_end(const struct module_pass *mp, uint64_t addr)
 static uint64_t next_start(const struct candidate *c, uint64_t end)
 {
 	return c->next < end ? c->next : end;
-}
-
-static int never_wrapped(const struct module_pass *mp, const struct candidate *c)
-{
-	unsigned i;
-
-	for (i = 0; i < mp->nnever; i++) {
-		if (mp->never[i] == c->addr)
-			return 1;
-	}
-	return 0;
 }
 
 /* ---- stubs and thunks next to the module ---- */
@@ -598,7 +594,7 @@ static void patch_candidates(struct module_pass *mp)
 
 		if (!end)
 			continue; /* not code (a symbol in a data segment) */
-		if (never_wrapped(mp, c)) {
+		if (c->never) {
 			never_matched(c->pattern, c->name); /* an alias of one */
 			continue;
 		}

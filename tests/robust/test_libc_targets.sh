@@ -50,3 +50,35 @@ shim_run sh_all tsc,perf::PAGE-FAULTS '*' sh -c 'echo a b c | tr a-z A-Z'
 expect_status sh_all 0
 same_output sh_plain sh_all
 echo "memset/memcpy targets: exact counts; '*' around /bin/true and a pipeline: same output"
+
+# The debug file's .symtab names a versioned function with its version
+# ("realpath@@GLIBC_2.3"): that is .dynsym's "realpath", one function known
+# by its .dynsym name, and a pattern matching only the version's text
+# ('*@*', '*.*' meant for clones such as foo.constprop.0) does not match it.
+libc_debug=$(${CC:-cc} -print-file-name=libc.so.6 | xargs readlink -f | xargs readelf -n 2>/dev/null |
+	awk '/Build ID/ { print "/usr/lib/debug/.build-id/" substr($3, 1, 2) "/" substr($3, 3) ".debug" }')
+if [ -n "$libc_debug" ] && [ -r "$libc_debug" ]; then
+	shim_run versioned tsc 'realpath,*@*' /bin/true
+	expect_status versioned 0
+	"$CS_CMD" report --targets --format csv "$T/versioned.csr" >"$T/versioned.tcsv" \
+		2>"$T/versioned.rerr" || { show "$T/versioned.rerr"; fail "report --targets failed"; }
+	! grep '@' "$T/versioned.tcsv" || fail "a versioned .symtab name became a target of its own"
+	[ "$(grep -c '^realpath,' "$T/versioned.tcsv")" = 2 ] ||
+		{ show "$T/versioned.tcsv"; fail "realpath: not its two versions under its .dynsym name"; }
+	echo "versioned names of the debug file: the .dynsym function, under its .dynsym name"
+	# An address target at a named function ("libc.so.6+0x96b20" is
+	# sysmalloc): the function's name, not the address, whichever sorts
+	# first.
+	off=$(readelf -sW "$libc_debug" | awk '$4 == "FUNC" && $8 == "sysmalloc" { sub(/^0+/, "", $2); print $2; exit }')
+	if [ -n "$off" ]; then
+		shim_run byaddr tsc "libc.so.6+0x$off,sysmalloc" /bin/true
+		expect_status byaddr 0
+		"$CS_CMD" report --targets --format csv "$T/byaddr.csr" >"$T/byaddr.tcsv" \
+			2>"$T/byaddr.rerr" || { show "$T/byaddr.rerr"; fail "report --targets failed"; }
+		grep -q "^sysmalloc,.*,libc\.so\.6+0x$off," "$T/byaddr.tcsv" ||
+			{ show "$T/byaddr.tcsv"; fail "sysmalloc named by its address, not its name"; }
+		echo "an address target at sysmalloc: the target is called sysmalloc"
+	fi
+else
+	echo "(no debug file for libc: the versioned-name case skipped)"
+fi

@@ -132,3 +132,42 @@ for prog in entry entry2; do
 	fi
 	echo "$prog: the entry point is never wrapped"
 done
+
+# More never-wrapped functions in one module than a fixed list of their
+# addresses held (16): each has an alias of another name that a pattern
+# matches (as glibc's __GI___clone3 is clone3), and none of the aliases may
+# be wrapped, whichever order the module's tables list them in.
+never17="setjmp _setjmp __setjmp sigsetjmp __sigsetjmp savectx getcontext __getcontext
+	swapcontext __swapcontext vfork __vfork clone __clone __clone_internal clone3 __clone3"
+k=0
+for fn in $never17; do
+	k=$((k + 1))
+	echo "long $fn(long x) { return x * 3 + $k; }"
+	echo "long alias_$fn(long) __attribute__((alias(\"$fn\")));"
+done >"$T/many.c"
+echo 'long touch(long x) { return x + 1; }' >>"$T/many.c"
+${CC:-cc} -O1 -fPIC -shared -fno-builtin -o "$T/libmany.so" "$T/many.c"
+cat >"$T/usemany.c" <<'C'
+#include <stdio.h>
+long touch(long);
+int main(void)
+{
+	printf("%ld\n", touch(1));
+	return 0;
+}
+C
+${CC:-cc} -O1 -o "$T/usemany" "$T/usemany.c" -L"$T" -lmany -Wl,-rpath,"$T"
+plain_run many_plain "$T/usemany"
+expect_status many_plain 0
+status=0
+CACHESHIM_HOOK=entry CACHESHIM_EVENTS=tsc \
+	CACHESHIM_TARGETS='*setjmp*,savectx,*context,*vfork,*clone*,alias_*,touch' \
+	CACHESHIM_OUTPUT=$T/many.csr LD_PRELOAD=$CS_SHIM "$T/usemany" >"$T/many.out" \
+	2>"$T/many.err" || status=$?
+expect_status many 0
+same_output many_plain many
+"$CS_CMD" report --targets --format csv "$T/many.csr" >"$T/many.tcsv" 2>"$T/many.rerr" ||
+	{ show "$T/many.rerr"; fail "report --targets of many.csr failed"; }
+grep -q '^touch,' "$T/many.tcsv" || { show "$T/many.tcsv"; fail "many: touch is no target"; }
+! grep '^alias_.*libmany\.so' "$T/many.tcsv" || fail "many: an alias of a never-wrapped function was wrapped"
+echo "17 never-wrapped functions in one module: none of their aliases wrapped"
