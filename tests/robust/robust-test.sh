@@ -217,3 +217,15 @@ only_shim_lines()
 		fail "$(basename "$1"): a line that does not start with 'cacheshim: '"
 	fi
 }
+
+# libc_debug_file: the path of libc's separate debug file (libc6-dbg) if it
+# is readable here, else nothing.
+libc_debug_file()
+{
+	local f
+	f=$(${CC:-cc} -print-file-name=libc.so.6 | xargs readlink -f | xargs readelf -n 2>/dev/null |
+		awk '/Build ID/ { print "/usr/lib/debug/.build-id/" substr($3, 1, 2) "/" substr($3, 3) ".debug" }')
+	if [ -n "$f" ] && [ -r "$f" ]; then
+		echo "$f"
+	fi
+}

@@ -55,9 +55,8 @@ echo "memset/memcpy targets: exact counts; '*' around /bin/true and a pipeline: 
 # ("realpath@@GLIBC_2.3"): that is .dynsym's "realpath", one function known
 # by its .dynsym name, and a pattern matching only the version's text
 # ('*@*', '*.*' meant for clones such as foo.constprop.0) does not match it.
-libc_debug=$(${CC:-cc} -print-file-name=libc.so.6 | xargs readlink -f | xargs readelf -n 2>/dev/null |
-	awk '/Build ID/ { print "/usr/lib/debug/.build-id/" substr($3, 1, 2) "/" substr($3, 3) ".debug" }')
-if [ -n "$libc_debug" ] && [ -r "$libc_debug" ]; then
+libc_debug=$(libc_debug_file)
+if [ -n "$libc_debug" ]; then
 	shim_run versioned tsc 'realpath,*@*' /bin/true
 	expect_status versioned 0
 	"$CS_CMD" report --targets --format csv "$T/versioned.csr" >"$T/versioned.tcsv" \

@@ -69,9 +69,8 @@ done
 # A name of vfork no pattern of the list matches: glibc's debug file calls
 # it __libc_vfork too.  Found at the function's address among the module's
 # other names (the pass over its symbols that bounds each candidate).
-libc_debug=$(${CC:-cc} -print-file-name=libc.so.6 | xargs readlink -f | xargs readelf -n 2>/dev/null |
-	awk '/Build ID/ { print "/usr/lib/debug/.build-id/" substr($3, 1, 2) "/" substr($3, 3) ".debug" }')
-if [ -n "$libc_debug" ] && [ -r "$libc_debug" ]; then
+libc_debug=$(libc_debug_file)
+if [ -n "$libc_debug" ]; then
 	status=0
 	CACHESHIM_HOOK=entry CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS='__libc_vfork,getpid' \
 		CACHESHIM_OUTPUT=$T/alias.csr LD_PRELOAD=$CS_SHIM "$T/twice" >"$T/alias.out" \
