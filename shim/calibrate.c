@@ -15,10 +15,17 @@
 
 #include "shim/internal.h"
 
-/* Calibration calls of the nested function: each is two wrapped calls,
- * and with perf events four group reads (~6 us): 128 keep the start-up
- * ~0.8 ms longer with them, ~0.1 ms with tsc alone. */
+/* Calibration calls of the empty function, and of the nested one (each
+ * two wrapped calls).  With perf events every wrapped call is two group
+ * reads (~1.6 us on the development VMs): 1,000 and 128 calls were ~2 ms
+ * of every process's start, so with them the calls are fewer.  The
+ * medians do not move with it: per event they sit on a few values (tsc
+ * 78 ticks, page faults 0 in 14 of 15 processes at 1,000 calls), and the
+ * nested one varies more between processes (4,200-5,700 ticks) than a
+ * median of 64 calls does within one. */
 #define CS_CALIBRATION_NESTED_CALLS 128
+#define CS_CALIBRATION_CALLS_PERF 256
+#define CS_CALIBRATION_NESTED_CALLS_PERF 64
 
 /* The calibration calls' site blocks (the empty function's, from its own
  * loop and from inside the nested one; the nested one's) and the block of
@@ -77,6 +84,9 @@ static void find_sites(void)
 
 void cs_calibrate(void)
 {
+	unsigned calls = cs_g.nperf ? CS_CALIBRATION_CALLS_PERF : CS_CALIBRATION_CALLS,
+		 nested_calls = cs_g.nperf ? CS_CALIBRATION_NESTED_CALLS_PERF
+					   : CS_CALIBRATION_NESTED_CALLS;
 	void (*call)(void);
 	int idx;
 	unsigned i;
@@ -85,14 +95,14 @@ void cs_calibrate(void)
 	if (idx < 0)
 		return;
 	call = (void (*)(void))cs_g.targets[idx].stub;
-	for (i = 0; i < CS_CALIBRATION_CALLS; i++)
+	for (i = 0; i < calls; i++)
 		call();
 	empty_stub = call;
 	idx = cs_target_add("cacheshim:nested", (uint64_t)(uintptr_t)nested, 0,
 			    CS_HOOK_CALIBRATION | CS_HOOK_CALIBRATION_NESTED);
 	if (idx >= 0) {
 		call = (void (*)(void))cs_g.targets[idx].stub;
-		for (i = 0; i < CS_CALIBRATION_NESTED_CALLS; i++)
+		for (i = 0; i < nested_calls; i++)
 			call();
 	}
 	find_sites();
