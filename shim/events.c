@@ -181,16 +181,41 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 		       strerror(err));
 }
 
-/* Encodes name with libpfm4 into e, for PMU pmu when not NULL (an event
- * of a preset: "pmu::name", so that it is the detected PMU's event even on
- * a hybrid CPU).  Returns 0 or -EINVAL (logged). */
-static int encode(const char *name, const char *pmu, struct cs_event_enc *e)
+/* Whether a LIBPFM_ variable is set: LIBPFM_FORCE_PMU, say, hides
+ * libpfm4's perf:: events, and libpfm4 then decides about them all. */
+static int libpfm_env(void)
+{
+	extern char **environ;
+	char **v;
+
+	for (v = environ; v && *v; v++)
+		if (!strncmp(*v, "LIBPFM_", 7))
+			return 1;
+	return 0;
+}
+
+/* Whether name is encoded without libpfm4 (swevents.c), into e. */
+static int software(const char *name, const char *pmu, struct cs_event_enc *e)
+{
+	return !pmu && !libpfm_env() && cs_sw_event(name, e);
+}
+
+/* Encodes name into e: a software event without libpfm4, else with
+ * libpfm4 when pfm_ok (loaded), for PMU pmu when not NULL (an event of a
+ * preset: "pmu::name", so that it is the detected PMU's event even on a
+ * hybrid CPU).  Returns 0 or -EINVAL (logged, unless libpfm4 is not
+ * there: that was said when it failed to load). */
+static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int pfm_ok)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
 	char full[CS_EVENT_NAME_MAX + 64];
 	int ret;
 
+	if (software(name, pmu, e))
+		return 0;
+	if (!pfm_ok)
+		return -EINVAL;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
@@ -520,16 +545,15 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 	}
 }
 
-/* True when some event needs libpfm4: an encoding, a preset, or the
- * defaults, which include page faults. */
+/* True when some event needs libpfm4: tsc and perf's software events
+ * do not. */
 static int needs_pfm(const struct cs_settings *s)
 {
+	struct cs_event_enc e;
 	unsigned i;
 
-	if (!s->nevents)
-		return 1;
 	for (i = 0; i < s->nevents; i++)
-		if (strcmp(s->events[i], "tsc") != 0)
+		if (strcmp(s->events[i], "tsc") != 0 && !software(s->events[i], NULL, &e))
 			return 1;
 	return 0;
 }
@@ -540,10 +564,10 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 	unsigned i, n = 0;
 	int ret = PFM_ERR_NOINIT;
 
-	if (needs_pfm(s))
-		ret = pfm_load();
 	if (!s->nevents)
 		choose_defaults(s);
+	if (needs_pfm(s))
+		ret = pfm_load();
 	expand_presets(s, ret == PFM_SUCCESS, pmus);
 
 	cs_g.tsc_index = -1;
@@ -561,7 +585,7 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 			cs_g.tsc_index = (int)n;
 		} else {
 			fe->kind = CS_EVENT_PERF;
-			if (ret == PFM_SUCCESS && !encode(s->events[i], pmus[i], e)) {
+			if (!encode(s->events[i], pmus[i], e, ret == PFM_SUCCESS)) {
 				fe->perf_type = e->perf_type;
 				fe->perf_config = e->config;
 				fe->perf_config1 = e->config1;

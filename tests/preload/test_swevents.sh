@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# perf's software events by libpfm4's names (perf::PAGE-FAULTS, in any
+# case) are encoded without libpfm4, whose loading and pfm_initialize were
+# milliseconds of every start; anything else (a modifier, a LIBPFM_
+# variable) loads it as before.  The program says whether libpfm4 is mapped
+# in it; the software event is counted either way (exact counts of the
+# same event: test_pages.sh).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # bash features below
+set -eu
+. "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/preload/run-test.sh"
+
+cat >"$T/maps.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(void)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int pfm = 0, i;
+
+	for (i = 0; i < 10; i++)
+		(void)getppid(); /* the target */
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "libpfm"))
+			pfm = 1;
+	printf("libpfm4 %s\n", pfm ? "mapped" : "not mapped");
+	return 0;
+}
+C
+${CC:-cc} -O1 -o "$T/maps" "$T/maps.c"
+
+# loaded NAME EVENTS SW WANT [VAR=VALUE...]: under EVENTS, libpfm4 is WANT
+# ("mapped" or "not mapped"), and getppid's 10 calls are in the report,
+# counted by tsc and by the software event SW (as EVENTS names it).
+loaded()
+{
+	local name=$1 events=$2 sw=$3 want=$4 ev
+
+	shift 4
+	status=0
+	env "$@" CACHESHIM_QUIET=1 CACHESHIM_EVENTS=$events CACHESHIM_TARGETS=getppid \
+		CACHESHIM_OUTPUT=$T/$name.csr LD_PRELOAD=$CS_SHIM "$T/maps" >"$T/$name.out" \
+		2>"$T/$name.err" || status=$?
+	[ "$status" -eq 0 ] || { show "$T/$name.err"; fail "$name: exit status $status"; }
+	[ "$(cat "$T/$name.out")" = "libpfm4 $want" ] ||
+		{ show "$T/$name.out"; fail "$name: want libpfm4 $want"; }
+	report_csv "$name"
+	for ev in tsc "$sw"; do
+		[ "$(csv_one "$name" "function=getppid,event=$ev" calls,status)" = "10	ok" ] ||
+			{ show "$T/$name.csv"; fail "$name: $ev: not 10 calls counted"; }
+	done
+	echo "$name: $events: libpfm4 $want"
+}
+
+loaded bare tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS "not mapped"
+loaded lower tsc,perf::page-faults,perf::cs perf::cs "not mapped"
+loaded modifier tsc,perf::PAGE-FAULTS:u perf::PAGE-FAULTS:u mapped
+loaded hardware tsc,perf::PAGE-FAULTS,perf::CYCLES perf::PAGE-FAULTS mapped
+loaded libpfm_env tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS mapped LIBPFM_VERBOSE=0

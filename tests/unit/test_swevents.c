@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* The software events the shim encodes without libpfm4 (shim/swevents.c):
+ * each one exactly as libpfm4 encodes it, and nothing else taken. */
+#include <CUnit/Basic.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shim/internal.h"
+
+/* libpfm4's encoding of name at the shim's default (user space only). */
+static int pfm_encode(const char *name, struct perf_event_attr *a)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(a, 0, sizeof(*a));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = a;
+	arg.size = sizeof(arg);
+	return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+}
+
+static void same_as_libpfm(const char *name)
+{
+	struct perf_event_attr a;
+	struct cs_event_enc e;
+
+	memset(&e, 0xa5, sizeof(e));
+	CU_ASSERT_EQUAL_FATAL(cs_sw_event(name, &e), 1);
+	CU_ASSERT_EQUAL_FATAL(pfm_encode(name, &a), PFM_SUCCESS);
+	if (e.perf_type != a.type || e.config != a.config || e.config1 != a.config1 ||
+	    e.config2 != a.config2 || e.exclude_kernel != (int)a.exclude_kernel ||
+	    e.exclude_hv != (int)a.exclude_hv)
+		printf("\n  %s: type %u config %llu, libpfm4 type %u config %llu ", name, e.perf_type,
+		       (unsigned long long)e.config, a.type, (unsigned long long)a.config);
+	CU_ASSERT_EQUAL(e.kind, CS_EVENT_PERF);
+	CU_ASSERT_EQUAL(e.perf_type, a.type);
+	CU_ASSERT_EQUAL(e.perf_type, PERF_TYPE_SOFTWARE);
+	CU_ASSERT_EQUAL(e.config, a.config);
+	CU_ASSERT_EQUAL(e.config1, a.config1);
+	CU_ASSERT_EQUAL(e.config2, a.config2);
+	CU_ASSERT_EQUAL(e.exclude_kernel, a.exclude_kernel);
+	CU_ASSERT_EQUAL(e.exclude_hv, a.exclude_hv);
+}
+
+static void test_each_event(void)
+{
+	char lower[64];
+	const char *name;
+	unsigned i, k;
+
+	for (i = 0; (name = cs_sw_event_at(i)); i++) {
+		same_as_libpfm(name);
+		/* libpfm4 takes names in any case: so does the table. */
+		for (k = 0; name[k] && k + 1 < sizeof(lower); k++)
+			lower[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
+		lower[k] = 0;
+		same_as_libpfm(lower);
+	}
+	CU_ASSERT_TRUE(i >= 10);
+}
+
+/* Modifiers, other PMUs, names without "perf::", hardware events and
+ * lookalikes are libpfm4's to encode (or refuse). */
+static void test_others(void)
+{
+	static const char *const others[] = {
+		"perf::PAGE-FAULTS:u", "perf::PAGE-FAULTS:k", "PAGE-FAULTS", "perf::CYCLES",
+		"perf::INSTRUCTIONS",  "perf::PAGE_FAULTS",   "perf::PAGE-FAULTSX", "perf:PAGE-FAULTS",
+		"perf::",	       "",		      "tsc",		   "perf_raw::r1",
+	};
+	struct cs_event_enc e;
+	unsigned i;
+
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		if (cs_sw_event(others[i], &e))
+			printf("\n  '%s' taken ", others[i]);
+		CU_ASSERT_EQUAL(cs_sw_event(others[i], &e), 0);
+	}
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned failed;
+
+	if (pfm_initialize() != PFM_SUCCESS) {
+		fprintf(stderr, "libpfm4 does not initialize\n");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return CU_get_error();
+	suite = CU_add_suite("swevents", NULL, NULL);
+	CU_add_test(suite, "each event as libpfm4 encodes it", test_each_event);
+	CU_add_test(suite, "everything else left to libpfm4", test_others);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
