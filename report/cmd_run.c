@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/swevents.h"
 #include "common/targetspec.h"
 #include "report/internal.h"
 #include "report/pfm.h"
@@ -842,6 +843,7 @@ static int check_targets(const char *list, const char *what)
 int cs_run_check_events(const char *cmd, const char *list, const char *what)
 {
 	struct perf_event_attr attr;
+	uint64_t config;
 	char tok[CS_EVENT_NAME_MAX + 1], seen[CS_MAX_EVENTS][CS_EVENT_NAME_MAX + 1];
 	const char *rest = list, *b, *why;
 	int loaded = 0, ret = 0, r;
@@ -875,7 +877,10 @@ int cs_run_check_events(const char *cmd, const char *list, const char *what)
 				cs_err("%s: %s: '%s' is not a preset (%s)", cmd, what, tok,
 				       cs_preset_names(names, sizeof(names)));
 				ret = CS_EXIT_USAGE;
-			} else if (tok[0] != '@' && strcmp(tok, "tsc")) {
+			} else if (tok[0] != '@' && strcmp(tok, "tsc") &&
+				   (cs_libpfm_env() || !cs_sw_event_config(tok, &config))) {
+				/* (perf's software events the shim encodes
+				 * itself need no libpfm4 here either.) */
 				if (!loaded) {
 					loaded = -1;
 					if (cs_pfm_load(&why) == 0 &&

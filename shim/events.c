@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/presets.h"
+#include "common/swevents.h"
 #include "shim/internal.h"
 
 /* libpfm4, loaded only when an event needs it: its ~40,000 relocations
@@ -181,23 +182,22 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 		       strerror(err));
 }
 
-/* Whether a LIBPFM_ variable is set: LIBPFM_FORCE_PMU, say, hides
- * libpfm4's perf:: events, and libpfm4 then decides about them all. */
-static int libpfm_env(void)
-{
-	extern char **environ;
-	char **v;
-
-	for (v = environ; v && *v; v++)
-		if (!strncmp(*v, "LIBPFM_", 7))
-			return 1;
-	return 0;
-}
-
-/* Whether name is encoded without libpfm4 (swevents.c), into e. */
+/* Whether name is one of perf's software events, encoded into e without
+ * libpfm4 (common/swevents.c), as libpfm4 encodes it at PFM_PLM3. */
 static int software(const char *name, const char *pmu, struct cs_event_enc *e)
 {
-	return !pmu && !libpfm_env() && cs_sw_event(name, e);
+	uint64_t config;
+
+	if (pmu || cs_libpfm_env() || !cs_sw_event_config(name, &config))
+		return 0;
+	e->kind = CS_EVENT_PERF;
+	e->perf_type = PERF_TYPE_SOFTWARE;
+	e->config = config;
+	e->config1 = 0;
+	e->config2 = 0;
+	e->exclude_kernel = 1;
+	e->exclude_hv = 1;
+	return 1;
 }
 
 /* Encodes name into e: a software event without libpfm4, else with

@@ -156,12 +156,6 @@ struct cs_event_enc {
  * perf_event_open.  Fills hdr->events.  Returns the number of events (>= 1:
  * tsc is always usable); failures are logged once and marked failed. */
 int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr);
-/* swevents.c: if name is one of perf's software events under libpfm4's
- * name ("perf::PAGE-FAULTS", no modifiers), fills e with libpfm4's
- * encoding of it (user space only) and returns 1; else 0. */
-int cs_sw_event(const char *name, struct cs_event_enc *e);
-/* The name of the i-th of those events, NULL past the last (for tests). */
-const char *cs_sw_event_at(unsigned i);
 struct cs_thread;
 /* Opens the calling thread's counter group into t.  Returns 0 or -errno
  * (logged once per process); on failure nothing stays open. */

@@ -60,3 +60,29 @@ loaded lower tsc,perf::page-faults,perf::cs perf::cs "not mapped"
 loaded modifier tsc,perf::PAGE-FAULTS:u perf::PAGE-FAULTS:u mapped
 loaded hardware tsc,perf::PAGE-FAULTS,perf::CYCLES perf::PAGE-FAULTS mapped
 loaded libpfm_env tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS mapped LIBPFM_VERBOSE=0
+
+# The launcher checks event names before it starts the program: for these
+# it needs no libpfm4 either (ld.so's LD_DEBUG=files names every library
+# any process of the run loads).
+# launched NAME EVENTS WANT: under `cacheshim run -e EVENTS`, libpfm4 is
+# loaded by some process of the run (WANT "loaded") or by none ("not
+# loaded").
+launched()
+{
+	local name=$1 events=$2 want=$3 got="not loaded"
+
+	mkdir "$T/$name.ld"
+	status=0
+	LD_DEBUG=files LD_DEBUG_OUTPUT=$T/$name.ld/ld "$CS_CMD" run -q -e "$events" -t getppid \
+		-o "$T/$name.%p.csr" -- "$T/maps" >"$T/$name.out" 2>"$T/$name.err" || status=$?
+	[ "$status" -eq 0 ] || { show "$T/$name.err"; fail "$name: exit status $status"; }
+	ls "$T/$name.ld"/ld.* >/dev/null 2>&1 || fail "$name: LD_DEBUG_OUTPUT wrote nothing"
+	if grep -q 'file=libpfm\.so' "$T/$name.ld"/ld.*; then
+		got=loaded
+	fi
+	[ "$got" = "$want" ] || fail "$name: libpfm4 $got, want $want"
+	echo "$name: cacheshim run -e $events: libpfm4 $want"
+}
+
+launched run_bare tsc,perf::PAGE-FAULTS "not loaded"
+launched run_modifier tsc,perf::PAGE-FAULTS:u loaded

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* perf's software events by libpfm4's names, encoded without libpfm4.
+/* perf's software events by libpfm4's names, known without libpfm4 (the
+ * shim encodes them, the launcher checks them).
  *
  * Loading libpfm4 and its pfm_initialize cost ~3 ms of every process's
  * start on the development VMs (a CPUID is a VM exit of ~5.6 us there, and
@@ -10,9 +11,10 @@
  * encoding is libpfm4's own (tests/unit/test_swevents.c compares them). */
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <string.h>
 #include <strings.h>
 
-#include "shim/internal.h"
+#include "common/swevents.h"
 
 static const struct {
 	const char *name;
@@ -36,22 +38,26 @@ const char *cs_sw_event_at(unsigned i)
 	return i < sizeof(software) / sizeof(software[0]) ? software[i].name : NULL;
 }
 
-int cs_sw_event(const char *name, struct cs_event_enc *e)
+int cs_sw_event_config(const char *name, uint64_t *config)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(software) / sizeof(software[0]); i++) {
-		if (strcasecmp(name, software[i].name))
-			continue;
-		e->kind = CS_EVENT_PERF;
-		e->perf_type = PERF_TYPE_SOFTWARE;
-		e->config = software[i].config;
-		e->config1 = 0;
-		e->config2 = 0;
-		/* libpfm4's encoding at PFM_PLM3 (user space only). */
-		e->exclude_kernel = 1;
-		e->exclude_hv = 1;
-		return 1;
+		if (!strcasecmp(name, software[i].name)) {
+			*config = software[i].config;
+			return 1;
+		}
 	}
+	return 0;
+}
+
+int cs_libpfm_env(void)
+{
+	extern char **environ;
+	char **v;
+
+	for (v = environ; v && *v; v++)
+		if (!strncmp(*v, "LIBPFM_", 7))
+			return 1;
 	return 0;
 }
