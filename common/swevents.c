@@ -8,7 +8,10 @@
  * software events need no PMU.  Only the bare names below (in any case,
  * as libpfm4 takes them) are encoded here; anything with a modifier
  * (":u"), another PMU or no "perf::" goes to libpfm4 as before.  Each
- * encoding is libpfm4's own (tests/unit/test_swevents.c compares them). */
+ * encoding is libpfm4's own at its default level, user space only
+ * (tests/unit/test_swevents.c compares them), but for exclude_hv, which
+ * libpfm4 takes from the core PMU it detects and the kernel ignores for
+ * software events. */
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <string.h>

@@ -119,6 +119,7 @@ static void fill_attr(const struct cs_event_enc *e, struct perf_event_attr *a)
 	a->config = e->config;
 	a->config1 = e->config1;
 	a->config2 = e->config2;
+	a->exclude_user = (unsigned)e->exclude_user;
 	a->exclude_kernel = (unsigned)e->exclude_kernel;
 	a->exclude_hv = (unsigned)e->exclude_hv;
 	a->read_format =
@@ -195,6 +196,7 @@ static int software(const char *name, const char *pmu, struct cs_event_enc *e)
 	e->config = config;
 	e->config1 = 0;
 	e->config2 = 0;
+	e->exclude_user = 0;
 	e->exclude_kernel = 1;
 	e->exclude_hv = 1;
 	return 1;
@@ -233,6 +235,7 @@ static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int
 	e->config = attr.config;
 	e->config1 = attr.config1;
 	e->config2 = attr.config2;
+	e->exclude_user = attr.exclude_user;
 	e->exclude_kernel = attr.exclude_kernel;
 	e->exclude_hv = attr.exclude_hv;
 	return 0;

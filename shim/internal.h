@@ -147,7 +147,7 @@ struct cs_event_enc {
 	uint32_t kind; /* enum cs_event_kind */
 	uint32_t perf_type;
 	uint64_t config, config1, config2;
-	int exclude_kernel, exclude_hv;
+	int exclude_user, exclude_kernel, exclude_hv; /* libpfm4's: ":k" sets exclude_user */
 	int usable; /* opened in the start-up probe */
 };
 

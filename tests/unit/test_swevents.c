@@ -31,13 +31,15 @@ static void same_as_libpfm(const char *name)
 	if (a.type != PERF_TYPE_SOFTWARE || config != a.config)
 		printf("\n  %s: config %llu, libpfm4 type %u config %llu ", name,
 		       (unsigned long long)config, a.type, (unsigned long long)a.config);
-	/* What shim/events.c fills in besides the config. */
+	/* What shim/events.c fills in besides the config.  exclude_hv is
+	 * not compared: libpfm4 gives perf:: events the privilege levels of
+	 * the core PMU it detects (Intel's have no hypervisor level, so 0
+	 * there, 1 on AMD), and for a software event the kernel ignores it. */
 	CU_ASSERT_EQUAL(a.type, PERF_TYPE_SOFTWARE);
 	CU_ASSERT_EQUAL(config, a.config);
 	CU_ASSERT_EQUAL(a.config1, 0);
 	CU_ASSERT_EQUAL(a.config2, 0);
 	CU_ASSERT_EQUAL(a.exclude_kernel, 1);
-	CU_ASSERT_EQUAL(a.exclude_hv, 1);
 	CU_ASSERT_EQUAL(a.exclude_user, 0);
 }
 
