@@ -46,13 +46,15 @@ static int pfm_load(void)
 		pfm.pmu_info = (int (*)(pfm_pmu_t, pfm_pmu_info_t *))dlsym(h, "pfm_get_pmu_info");
 	}
 	if (!h || !pfm.initialize || !pfm.strerror || !pfm.encode || !pfm.pmu_info) {
-		cs_log("libpfm4 (libpfm.so.4) cannot be loaded: %s; only tsc is available",
+		cs_log("libpfm4 (libpfm.so.4) cannot be loaded: %s; only tsc and perf's "
+		       "software events (perf::PAGE-FAULTS, ...) are available",
 		       h ? "symbols missing" : dlerror());
 		return PFM_ERR_NOINIT;
 	}
 	ret = pfm.initialize();
 	if (ret != PFM_SUCCESS)
-		cs_log("libpfm4 initialization failed: %s; only tsc is available",
+		cs_log("libpfm4 initialization failed: %s; only tsc and perf's software "
+		       "events (perf::PAGE-FAULTS, ...) are available",
 		       pfm.strerror(ret));
 	return ret;
 }
