@@ -682,9 +682,9 @@ static int open_file(const char *path, uint64_t base, const void *phdr, unsigned
 		goto nomem;
 	close(fd);
 	fd = -1;
-	/* No name of the module can be wanted: its symbols are not read,
-	 * sorted or matched at all (most of a start-up's cost in modules
-	 * like libc with its debug file's 7,000 functions). */
+	/* No name of the module can be wanted: its symbols are not read or
+	 * matched at all (most of a start-up's cost in modules like libc
+	 * with its debug file's 7,000 functions). */
 	ret = CS_ELF_UNWANTED;
 	if (wanted && !table_holds(&m->file, SHT_DYNSYM, wanted) &&
 	    !table_holds(&m->file, SHT_SYMTAB, wanted) &&
@@ -817,7 +817,7 @@ void cs_elf_close(struct cs_elf_module *m)
 
 /* Read from the table when asked, not kept: only entry patching without
  * the GOT pass asks (to say why an IFUNC target is not wrapped), and
- * libc's ~100 IFUNCs in the sorted list cost every start-up (the list's
+ * libc's ~100 IFUNCs kept in a list cost every start-up (the list's
  * growth crossed a doubling: +46 page faults, ~0.3 ms). */
 int cs_elf_each_ifunc(struct cs_elf_module *m, int (*fn)(const char *name, void *arg), void *arg)
 {
