@@ -303,7 +303,10 @@ static int bound(const struct cs_elf_func *f, void *arg)
 		else
 			hi = mid;
 	}
-	/* cand[lo - 1] is the last candidate below f: f may be its next. */
+	/* cand[lo - 1] is the last candidate below f: f may be its next.
+	 * (Only that one: any candidate below it has a start of its own
+	 * between, cand[lo - 1]'s, which is a symbol's or, for an address
+	 * target, an .eh_frame_hdr start that bound_candidates takes.) */
 	if (lo > 0 && f->addr < mp->cand[lo - 1].next)
 		mp->cand[lo - 1].next = f->addr;
 	if (lo == mp->ncand || mp->cand[lo].addr != f->addr)
