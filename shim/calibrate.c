@@ -23,6 +23,7 @@
  * 78 ticks, page faults 0 in 14 of 15 processes at 1,000 calls), and the
  * nested one varies more between processes (4,200-5,700 ticks) than a
  * median of 64 calls does within one. */
+#define CS_CALIBRATION_CALLS 1000
 #define CS_CALIBRATION_NESTED_CALLS 128
 #define CS_CALIBRATION_CALLS_PERF 256
 #define CS_CALIBRATION_NESTED_CALLS_PERF 64

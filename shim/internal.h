@@ -812,11 +812,9 @@ void cs_entry_memo_abandon(void);
 
 /* ---- calibrate.c ---- */
 /* Measures the wrapper's own cost: calls an empty function through a stub
- * of its own CS_CALIBRATION_CALLS times, fewer with perf events
- * (calibrate.c; a target flagged CS_HOOK_CALIBRATION, which the report
- * subtracts). */
+ * of its own many times (calibrate.c: 1,000, fewer with perf events; a
+ * target flagged CS_HOOK_CALIBRATION, which the report subtracts). */
 void cs_calibrate(void);
-#define CS_CALIBRATION_CALLS 1000
 /* A forked child, before it lets go of the parent's file: copies the
  * calibration calls' site block (and its thread's block) out of it. */
 void cs_calibrate_save(void);

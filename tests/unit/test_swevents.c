@@ -53,7 +53,8 @@ static void test_each_event(void)
 		same_as_libpfm(name);
 		/* libpfm4 takes names in any case: so does the table. */
 		for (k = 0; name[k] && k + 1 < sizeof(lower); k++)
-			lower[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
+			lower[k] =
+				(char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
 		lower[k] = 0;
 		same_as_libpfm(lower);
 	}
@@ -65,9 +66,18 @@ static void test_each_event(void)
 static void test_others(void)
 {
 	static const char *const others[] = {
-		"perf::PAGE-FAULTS:u", "perf::PAGE-FAULTS:k", "PAGE-FAULTS", "perf::CYCLES",
-		"perf::INSTRUCTIONS",  "perf::PAGE_FAULTS",   "perf::PAGE-FAULTSX", "perf:PAGE-FAULTS",
-		"perf::",	       "",		      "tsc",		   "perf_raw::r1",
+		"perf::PAGE-FAULTS:u",
+		"perf::PAGE-FAULTS:k",
+		"PAGE-FAULTS",
+		"perf::CYCLES",
+		"perf::INSTRUCTIONS",
+		"perf::PAGE_FAULTS",
+		"perf::PAGE-FAULTSX",
+		"perf:PAGE-FAULTS",
+		"perf::",
+		"",
+		"tsc",
+		"perf_raw::r1",
 	};
 	uint64_t config;
 	unsigned i;
