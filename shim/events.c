@@ -185,13 +185,17 @@ static void explain_open_failure(const char *name, const struct cs_event_enc *e,
 		       strerror(err));
 }
 
+/* A LIBPFM_ variable is set: libpfm4 encodes every event (read once, by
+ * cs_events_setup). */
+static int libpfm_vars;
+
 /* Whether name is one of perf's software events, encoded into e without
  * libpfm4 (common/swevents.c), as libpfm4 encodes it at PFM_PLM3. */
 static int software(const char *name, const char *pmu, struct cs_event_enc *e)
 {
 	uint64_t config;
 
-	if (pmu || cs_libpfm_env() || !cs_sw_event_config(name, &config))
+	if (pmu || libpfm_vars || !cs_sw_event_config(name, &config))
 		return 0;
 	e->kind = CS_EVENT_PERF;
 	e->perf_type = PERF_TYPE_SOFTWARE;
@@ -569,6 +573,7 @@ int cs_events_setup(struct cs_settings *s, struct cs_file_header *hdr)
 	unsigned i, n = 0;
 	int ret = PFM_ERR_NOINIT;
 
+	libpfm_vars = cs_libpfm_env();
 	if (!s->nevents)
 		choose_defaults(s);
 	if (needs_pfm(s))
