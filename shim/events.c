@@ -418,12 +418,16 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 			add_event(&x, s->events[i], NULL);
 			continue;
 		}
-		err = pfm_ok ? pmu_error() : 0;
+		/* (No counter to count: libpfm4 was not loaded for it.) */
+		err = pmu_error();
 		if (!pfm_ok || err || !detected.family) {
 			append(fell, sizeof(fell), s->events[i]);
 			if (!fallback) {
+				struct cs_event_enc pf;
+
 				add_event(&x, "tsc", NULL);
-				if (pfm_ok && encodes("perf::PAGE-FAULTS")) {
+				if (software("perf::PAGE-FAULTS", NULL, &pf) ||
+				    (pfm_ok && encodes("perf::PAGE-FAULTS"))) {
 					add_event(&x, "perf::PAGE-FAULTS", NULL);
 					instead = "tsc and page faults only";
 				}
@@ -443,8 +447,8 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 		nused += x.n - before;
 	}
 	if (fallback) {
-		if (!pfm_ok)
-			cs_log("%s: libpfm4 could not be initialized; measuring tsc only", fell);
+		if (!pfm_ok && !err)
+			cs_log("%s: libpfm4 could not be initialized; measuring %s", fell, instead);
 		else if (err == EACCES || err == EPERM)
 			cs_log("%s: hardware counters denied by kernel.perf_event_paranoid=%d "
 			       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows them); "
@@ -555,15 +559,20 @@ static void check_budget(const struct cs_file_header *hdr, unsigned n)
 }
 
 /* True when some event needs libpfm4: tsc and perf's software events
- * do not. */
+ * do not, nor a preset where no hardware counter opens (it falls back to
+ * tsc and page faults: expand_presets). */
 static int needs_pfm(const struct cs_settings *s)
 {
 	struct cs_event_enc e;
 	unsigned i;
 
-	for (i = 0; i < s->nevents; i++)
-		if (strcmp(s->events[i], "tsc") != 0 && !software(s->events[i], NULL, &e))
-			return 1;
+	for (i = 0; i < s->nevents; i++) {
+		if (!strcmp(s->events[i], "tsc") || software(s->events[i], NULL, &e))
+			continue;
+		if (cs_preset_bits(s->events[i]) && !libpfm_vars && pmu_error())
+			continue;
+		return 1;
+	}
 	return 0;
 }
 

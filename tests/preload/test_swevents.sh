@@ -60,6 +60,12 @@ loaded lower tsc,perf::page-faults,perf::cs perf::cs "not mapped"
 loaded modifier tsc,perf::PAGE-FAULTS:u perf::PAGE-FAULTS:u mapped
 loaded hardware tsc,perf::PAGE-FAULTS,perf::CYCLES perf::PAGE-FAULTS mapped
 loaded libpfm_env tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS mapped LIBPFM_VERBOSE=0
+# A preset where no hardware counter opens falls back to tsc and page
+# faults: that needs no libpfm4 either (with a PMU, its recipe does).
+if ! "$P/prog_haspmu" >/dev/null; then
+	loaded preset @cache perf::PAGE-FAULTS "not mapped"
+	loaded preset_env @cache,tsc tsc mapped LIBPFM_VERBOSE=0
+fi
 
 # The launcher checks event names before it starts the program: for these
 # it needs no libpfm4 either (ld.so's LD_DEBUG=files names every library
