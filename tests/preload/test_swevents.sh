@@ -67,6 +67,27 @@ if ! "$P/prog_haspmu" >/dev/null; then
 	loaded preset_env @cache,tsc tsc mapped LIBPFM_VERBOSE=0
 fi
 
+# A libpfm.so.4 that has none of libpfm4's functions: the events that need
+# it are not counted and one line says so; software events still are.
+mkdir "$T/nopfm"
+echo 'int not_libpfm;' >"$T/nopfm/stub.c"
+${CC:-cc} -shared -fPIC -o "$T/nopfm/libpfm.so.4" "$T/nopfm/stub.c"
+status=0
+LD_LIBRARY_PATH=$T/nopfm CACHESHIM_EVENTS=tsc,perf::PAGE-FAULTS,perf::CYCLES \
+	CACHESHIM_TARGETS=getppid CACHESHIM_OUTPUT=$T/nopfm.csr LD_PRELOAD=$CS_SHIM "$T/maps" \
+	>"$T/nopfm.out" 2>"$T/nopfm.err" || status=$?
+[ "$status" -eq 0 ] || { show "$T/nopfm.err"; fail "nopfm: exit status $status"; }
+grep -q "^cacheshim: libpfm4 (libpfm.so.4) cannot be loaded: symbols missing; only tsc and perf's software events (perf::PAGE-FAULTS, ...) are available$" \
+	"$T/nopfm.err" || { show "$T/nopfm.err"; fail "nopfm: no line saying what is still available"; }
+report_csv nopfm
+for ev in tsc perf::PAGE-FAULTS; do
+	[ "$(csv_one nopfm "function=getppid,event=$ev" calls,status)" = "10	ok" ] ||
+		{ show "$T/nopfm.csv"; fail "nopfm: $ev: not 10 calls counted"; }
+done
+grep -q 'perf::CYCLES' "$T/nopfm.csv" && ! csv_one nopfm "function=getppid,event=perf::CYCLES" status |
+	grep -qx ok || { show "$T/nopfm.csv"; fail "nopfm: perf::CYCLES counted without libpfm4"; }
+echo "nopfm: libpfm.so.4 without its functions: tsc and page faults counted, perf::CYCLES not"
+
 # The launcher checks event names before it starts the program: for these
 # it needs no libpfm4 either (ld.so's LD_DEBUG=files names every library
 # any process of the run loads).
