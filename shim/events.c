@@ -355,12 +355,24 @@ struct expansion {
 	int full; /* an event was left out: logged */
 };
 
+/* Whether two event names are one of perf's software events under two of
+ * its names (perf::FAULTS and perf::PAGE-FAULTS): counted once, as an
+ * event named twice is.  A preset's fallback adds perf::PAGE-FAULTS to a
+ * list that may have perf::page-faults already. */
+static int same_event(const char *a, const char *b)
+{
+	struct cs_event_enc ea, eb;
+
+	return software(a, NULL, &ea) && software(b, NULL, &eb) && ea.config == eb.config;
+}
+
 static void add_event(struct expansion *x, const char *name, const char *pmu_name)
 {
 	unsigned i;
 
 	for (i = 0; i < x->n; i++)
-		if (!strcmp(x->name[i], name))
+		if (!strcmp(x->name[i], name) ||
+		    (!x->pmu[i] && !pmu_name && same_event(x->name[i], name)))
 			return;
 	if (x->n == CS_MAX_EVENTS) {
 		if (!x->full)

@@ -48,6 +48,8 @@ loaded()
 	[ "$(cat "$T/$name.out")" = "libpfm4 $want" ] ||
 		{ show "$T/$name.out"; fail "$name: want libpfm4 $want"; }
 	report_csv "$name"
+	"$CS_CMD" report "$T/$name.csr" >"$T/$name.txt" 2>/dev/null ||
+		fail "$name: cacheshim report failed"
 	for ev in tsc "$sw"; do
 		[ "$(csv_one "$name" "function=getppid,event=$ev" calls,status)" = "10	ok" ] ||
 			{ show "$T/$name.csv"; fail "$name: $ev: not 10 calls counted"; }
@@ -65,7 +67,15 @@ loaded libpfm_env tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS mapped LIBPFM_VERBOSE=
 if ! "$P/prog_haspmu" >/dev/null; then
 	loaded preset @cache perf::PAGE-FAULTS "not mapped"
 	loaded preset_env @cache,tsc tsc mapped LIBPFM_VERBOSE=0
+	# The fallback's page faults are the ones already listed.
+	loaded preset_pf perf::page-faults,@cache perf::page-faults "not mapped"
+	grep -q '^events: *perf::page-faults, tsc$' "$T/preset_pf.txt" ||
+		{ show "$T/preset_pf.txt"; fail "preset_pf: page faults measured twice"; }
 fi
+# One software event under two names is measured once.
+loaded twice tsc,perf::CS,perf::CONTEXT-SWITCHES perf::CS "not mapped"
+grep -q '^events: *tsc, perf::CS$' "$T/twice.txt" ||
+	{ show "$T/twice.txt"; fail "twice: context switches measured twice"; }
 
 # A libpfm.so.4 that has none of libpfm4's functions: the events that need
 # it are not counted and one line says so; software events still are.
