@@ -366,24 +366,27 @@ static int same_event(const char *a, const char *b)
 	return software(a, NULL, &ea) && software(b, NULL, &eb) && ea.config == eb.config;
 }
 
-static void add_event(struct expansion *x, const char *name, const char *pmu_name)
+/* Adds name to x unless it is there.  Returns 1 if it is there now, 0 if
+ * it was left out (x full: logged). */
+static int add_event(struct expansion *x, const char *name, const char *pmu_name)
 {
 	unsigned i;
 
 	for (i = 0; i < x->n; i++)
 		if (!strcmp(x->name[i], name) ||
 		    (!x->pmu[i] && !pmu_name && same_event(x->name[i], name)))
-			return;
+			return 1;
 	if (x->n == CS_MAX_EVENTS) {
 		if (!x->full)
 			cs_log("CACHESHIM_EVENTS: more than %u events once the presets are "
 			       "expanded; '%s' and later ignored",
 			       CS_MAX_EVENTS, name);
 		x->full = 1;
-		return;
+		return 0;
 	}
 	snprintf(x->name[x->n], CS_EVENT_NAME_MAX, "%s", name);
 	x->pmu[x->n++] = pmu_name;
+	return 1;
 }
 
 /* Appends ",name" to list ("name" when it is empty). */
@@ -438,11 +441,11 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 				struct cs_event_enc pf;
 
 				add_event(&x, "tsc", NULL);
-				if (software("perf::PAGE-FAULTS", NULL, &pf) ||
-				    (pfm_ok && encodes("perf::PAGE-FAULTS"))) {
-					add_event(&x, "perf::PAGE-FAULTS", NULL);
+				/* (Said as measured only if it fits the list.) */
+				if ((software("perf::PAGE-FAULTS", NULL, &pf) ||
+				     (pfm_ok && encodes("perf::PAGE-FAULTS"))) &&
+				    add_event(&x, "perf::PAGE-FAULTS", NULL))
 					instead = "tsc and page faults only";
-				}
 			}
 			fallback = 1;
 			continue;

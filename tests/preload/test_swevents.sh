@@ -71,6 +71,18 @@ if ! "$P/prog_haspmu" >/dev/null; then
 	loaded preset_pf perf::page-faults,@cache perf::page-faults "not mapped"
 	grep -q '^events: *perf::page-faults, tsc$' "$T/preset_pf.txt" ||
 		{ show "$T/preset_pf.txt"; fail "preset_pf: page faults measured twice"; }
+	# 15 events and the preset: its fallback's tsc is the 16th, and the
+	# line says so (not "tsc and page faults", which did not fit).
+	full=perf::CS,perf::MIGRATIONS,perf::MINOR-FAULTS,perf::MAJOR-FAULTS,perf::CPU-CLOCK
+	full=$full,perf::TASK-CLOCK,perf::CYCLES,perf::INSTRUCTIONS,perf::BRANCHES
+	full=$full,perf::BRANCH-MISSES,perf::CACHE-MISSES,perf::CACHE-REFERENCES
+	full=$full,perf::BUS-CYCLES,perf::REF-CYCLES,perf::STALLED-CYCLES-FRONTEND,@cache
+	CACHESHIM_EVENTS=$full CACHESHIM_TARGETS=getppid CACHESHIM_OUTPUT=$T/full.csr \
+		LD_PRELOAD=$CS_SHIM "$T/maps" >"$T/full.out" 2>"$T/full.err" ||
+		{ show "$T/full.err"; fail "full: exit status"; }
+	grep -q "^cacheshim: @cache: no hardware PMU visible — virtual machine? measuring tsc only$" \
+		"$T/full.err" || { show "$T/full.err"; fail "full: the line names events not measured"; }
+	echo "full: @cache's fallback in a full list says tsc only"
 fi
 # One software event under two names is measured once.
 loaded twice tsc,perf::CS,perf::CONTEXT-SWITCHES perf::CS "not mapped"
