@@ -441,8 +441,10 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 				struct cs_event_enc pf;
 
 				add_event(&x, "tsc", NULL);
-				/* (Said as measured only if it fits the list.) */
-				if ((software("perf::PAGE-FAULTS", NULL, &pf) ||
+				/* (Said as measured only if it fits the list, and
+				 * if perf events can be opened at all.) */
+				if (perf_allowed() &&
+				    (software("perf::PAGE-FAULTS", NULL, &pf) ||
 				     (pfm_ok && encodes("perf::PAGE-FAULTS"))) &&
 				    add_event(&x, "perf::PAGE-FAULTS", NULL))
 					instead = "tsc and page faults only";
@@ -462,7 +464,9 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 		nused += x.n - before;
 	}
 	if (fallback) {
-		if (!pfm_ok && !err)
+		if (!perf_allowed())
+			; /* perf_allowed said why only tsc is measured */
+		else if (!pfm_ok && !err)
 			cs_log("%s: libpfm4 could not be initialized; measuring %s", fell, instead);
 		else if (err == EACCES || err == EPERM)
 			cs_log("%s: hardware counters denied by kernel.perf_event_paranoid=%d "

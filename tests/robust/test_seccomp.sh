@@ -27,3 +27,21 @@ for how in kill trap eperm; do
 	want_count $how "function=memset,module=prog_memset,event=tsc" calls $N
 	echo "$how: ran as without the shim, $N calls under tsc; said: $(grep '^cacheshim:' "$T/$how.err" | head -1)"
 done
+
+# A preset under the same filters: it falls back to what can be measured,
+# and the lines say the same (kill, trap: tsc only, for the filter, in one
+# line; eperm: the open fails as denied, and page faults fail with it).
+for how in kill trap; do
+	status=0
+	"$R/prog_nosyscall" $how env CACHESHIM_EVENTS=@cache CACHESHIM_TARGETS=memset \
+		CACHESHIM_OUTPUT="$T/preset_$how.csr" LD_PRELOAD="$CS_SHIM" \
+		"$R/prog_memset" $N >"$T/preset_$how.out" 2>"$T/preset_$how.err" || status=$?
+	expect_status preset_$how 0
+	same_output plain preset_$how
+	[ "$(grep -c '^cacheshim:' "$T/preset_$how.err")" = 1 ] &&
+		grep -q '^cacheshim: a seccomp filter kills perf_event_open in this process; measuring tsc only$' \
+			"$T/preset_$how.err" || { show "$T/preset_$how.err"; fail "preset_$how: not the filter's one line"; }
+	report_csv preset_$how
+	want_count preset_$how "function=memset,module=prog_memset,event=tsc" calls $N
+	echo "preset_$how: @cache under the filter: tsc only, one line"
+done
