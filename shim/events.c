@@ -441,11 +441,14 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 				struct cs_event_enc pf;
 
 				add_event(&x, "tsc", NULL);
-				/* (Said as measured only if it fits the list, and
-				 * if perf events can be opened at all.) */
+				/* (Said as measured only if it opens here, a filter
+				 * or perf_event_paranoid may deny it with the
+				 * hardware counters, and if it fits the list.) */
 				if (perf_allowed() &&
 				    (software("perf::PAGE-FAULTS", NULL, &pf) ||
-				     (pfm_ok && encodes("perf::PAGE-FAULTS"))) &&
+				     (pfm_ok && encodes("perf::PAGE-FAULTS") &&
+				      !encode("perf::PAGE-FAULTS", NULL, &pf, 1))) &&
+				    !probe("perf::PAGE-FAULTS", &pf, 1) &&
 				    add_event(&x, "perf::PAGE-FAULTS", NULL))
 					instead = "tsc and page faults only";
 			}
@@ -468,6 +471,10 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 			; /* perf_allowed said why only tsc is measured */
 		else if (!pfm_ok && !err)
 			cs_log("%s: libpfm4 could not be initialized; measuring %s", fell, instead);
+		else if ((err == EACCES || err == EPERM) && cs_proc_status("Seccomp") == 2)
+			cs_log("%s: hardware counters denied (a seccomp filter, or "
+			       "kernel.perf_event_paranoid=%d); measuring %s",
+			       fell, paranoid_level(), instead);
 		else if (err == EACCES || err == EPERM)
 			cs_log("%s: hardware counters denied by kernel.perf_event_paranoid=%d "
 			       "(sysctl -w kernel.perf_event_paranoid=1 or lower allows them); "

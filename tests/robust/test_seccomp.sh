@@ -45,3 +45,19 @@ for how in kill trap; do
 	want_count preset_$how "function=memset,module=prog_memset,event=tsc" calls $N
 	echo "preset_$how: @cache under the filter: tsc only, one line"
 done
+
+# A filter that fails perf_event_open with EPERM: page faults fail as the
+# hardware counters do, so the preset's line says tsc only, and names the
+# filter as a possible cause, not just perf_event_paranoid.
+status=0
+"$R/prog_nosyscall" eperm env CACHESHIM_EVENTS=@cache CACHESHIM_TARGETS=memset \
+	CACHESHIM_OUTPUT="$T/preset_eperm.csr" LD_PRELOAD="$CS_SHIM" \
+	"$R/prog_memset" $N >"$T/preset_eperm.out" 2>"$T/preset_eperm.err" || status=$?
+expect_status preset_eperm 0
+same_output plain preset_eperm
+[ "$(grep -c '^cacheshim:' "$T/preset_eperm.err")" = 1 ] &&
+	grep -q '^cacheshim: @cache: hardware counters denied (a seccomp filter, or kernel.perf_event_paranoid=-\?[0-9]*); measuring tsc only$' \
+		"$T/preset_eperm.err" || { show "$T/preset_eperm.err"; fail "preset_eperm: the line claims page faults"; }
+report_csv preset_eperm
+want_count preset_eperm "function=memset,module=prog_memset,event=tsc" calls $N
+echo "preset_eperm: @cache under an EPERM filter: tsc only, one line"
