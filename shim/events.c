@@ -211,9 +211,9 @@ static int software(const char *name, const char *pmu, struct cs_event_enc *e)
 /* Encodes name into e: a software event without libpfm4, else with
  * libpfm4 when pfm_ok (loaded), for PMU pmu when not NULL (an event of a
  * preset: "pmu::name", so that it is the detected PMU's event even on a
- * hybrid CPU).  Returns 0 or -EINVAL (logged, unless libpfm4 is not
- * there: that was said when it failed to load). */
-static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int pfm_ok)
+ * hybrid CPU).  Returns PFM_SUCCESS or libpfm4's error (PFM_ERR_NOINIT
+ * without libpfm4), saying nothing. */
+static int encode_quiet(const char *name, const char *pmu, struct cs_event_enc *e, int pfm_ok)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
@@ -221,9 +221,9 @@ static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int
 	int ret;
 
 	if (software(name, pmu, e))
-		return 0;
+		return PFM_SUCCESS;
 	if (!pfm_ok)
-		return -EINVAL;
+		return PFM_ERR_NOINIT;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
@@ -231,11 +231,8 @@ static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int
 	snprintf(full, sizeof(full), "%s%s%s", pmu ? pmu : "", pmu ? "::" : "", name);
 	/* Count user space only unless the event string says otherwise. */
 	ret = pfm.encode(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
-	if (ret != PFM_SUCCESS) {
-		cs_log("event '%s': %s (see `cacheshim list`); continuing without it", name,
-		       pfm.strerror(ret));
-		return -EINVAL;
-	}
+	if (ret != PFM_SUCCESS)
+		return ret;
 	e->kind = CS_EVENT_PERF;
 	e->perf_type = attr.type;
 	e->config = attr.config;
@@ -244,7 +241,22 @@ static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int
 	e->exclude_user = attr.exclude_user;
 	e->exclude_kernel = attr.exclude_kernel;
 	e->exclude_hv = attr.exclude_hv;
-	return 0;
+	return PFM_SUCCESS;
+}
+
+/* encode_quiet, saying why an event libpfm4 had to encode was not.
+ * Returns 0 or -EINVAL (without libpfm4, that was said when it failed to
+ * load). */
+static int encode(const char *name, const char *pmu, struct cs_event_enc *e, int pfm_ok)
+{
+	int ret = encode_quiet(name, pmu, e, pfm_ok);
+
+	if (ret == PFM_SUCCESS)
+		return 0;
+	if (pfm_ok)
+		cs_log("event '%s': %s (see `cacheshim list`); continuing without it", name,
+		       pfm.strerror(ret));
+	return -EINVAL;
 }
 
 /* Opens e alone in this thread to see whether it counts here at all. */
@@ -397,20 +409,6 @@ static void append(char *list, size_t len, const char *name)
 	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
 }
 
-/* True when libpfm4 encodes name: under LIBPFM_FORCE_PMU its perf::
- * events are not there. */
-static int encodes(const char *name)
-{
-	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
-
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	return pfm.encode(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS;
-}
-
 /* Replaces each preset of s->events by the events of the detected PMU's
  * recipe, in place and without duplicates; where no hardware counter can
  * count (no PMU, denied, no recipe), by tsc and page faults (tsc alone
@@ -441,13 +439,14 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 				struct cs_event_enc pf;
 
 				add_event(&x, "tsc", NULL);
-				/* (Said as measured only if it opens here, a filter
-				 * or perf_event_paranoid may deny it with the
-				 * hardware counters, and if it fits the list.) */
+				/* (Said as measured only if it encodes (under
+				 * LIBPFM_FORCE_PMU libpfm4 has no perf:: events),
+				 * opens here (a filter or perf_event_paranoid may
+				 * deny it with the hardware counters), and fits the
+				 * list.) */
 				if (perf_allowed() &&
-				    (software("perf::PAGE-FAULTS", NULL, &pf) ||
-				     (pfm_ok && encodes("perf::PAGE-FAULTS") &&
-				      !encode("perf::PAGE-FAULTS", NULL, &pf, 1))) &&
+				    encode_quiet("perf::PAGE-FAULTS", NULL, &pf, pfm_ok) ==
+					    PFM_SUCCESS &&
 				    !probe("perf::PAGE-FAULTS", &pf, 1) &&
 				    add_event(&x, "perf::PAGE-FAULTS", NULL))
 					instead = "tsc and page faults only";
