@@ -294,33 +294,53 @@ static int pmu_error(void)
 	return err;
 }
 
-static int have_pmu(void)
+/* Appends ",name" to list ("name" when it is empty). */
+static void append(char *list, size_t len, const char *name)
 {
-	return pmu_error() == 0;
+	size_t used = strlen(list);
+
+	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
 }
 
+/* The events measured when CACHESHIM_EVENTS names none: tsc, page faults
+ * where they open here, and cycles and instructions where a PMU counts.
+ * The line says what is measured and why no more: under a seccomp filter
+ * that kills perf_event_open tsc alone, and perf_allowed said why. */
 static void choose_defaults(struct cs_settings *s)
 {
-	static const char *const with_pmu[] = {"tsc", "perf::PAGE-FAULTS", "perf::CYCLES",
-					       "perf::INSTRUCTIONS"};
-	static const char *const no_pmu[] = {"tsc", "perf::PAGE-FAULTS"};
-	int pmu = have_pmu();
-	const char *const *list = pmu ? with_pmu : no_pmu;
-	unsigned n = pmu ? 4 : 2, i;
-	char line[256] = "";
+	static const char *const hw[] = {"perf::CYCLES", "perf::INSTRUCTIONS"};
+	struct cs_event_enc pf;
+	char line[256] = "tsc", why[160] = "";
+	int err = perf_allowed() ? pmu_error() : 0;
+	unsigned n = 0, i;
 
-	for (i = 0; i < n; i++) {
-		strcpy(s->events[i], list[i]);
-		if (i)
-			strcat(line, ",");
-		strcat(line, list[i]);
+	strcpy(s->events[n++], "tsc");
+	if (!perf_allowed()) {
+		s->nevents = n;
+		return;
 	}
+	/* Probed unless a LIBPFM_ variable has libpfm4 encode it (later,
+	 * saying so if it fails). */
+	if (!software("perf::PAGE-FAULTS", NULL, &pf) || !probe("perf::PAGE-FAULTS", &pf, 1))
+		strcpy(s->events[n++], "perf::PAGE-FAULTS");
+	for (i = 0; !err && i < 2; i++)
+		strcpy(s->events[n++], hw[i]);
+	for (i = 1; i < n; i++)
+		append(line, sizeof(line), s->events[i]);
+	if ((err == EACCES || err == EPERM) && cs_proc_status("Seccomp") == 2)
+		snprintf(why, sizeof(why),
+			 " (counters denied: a seccomp filter, or kernel.perf_event_paranoid=%d)",
+			 paranoid_level());
+	else if (err == EACCES || err == EPERM)
+		snprintf(why, sizeof(why), " (counters denied by kernel.perf_event_paranoid=%d)",
+			 paranoid_level());
+	else if (err)
+		snprintf(why, sizeof(why), " (no hardware PMU visible: virtual machine?)");
 	s->nevents = n;
 	/* Informational when the variable is unset; when it named no usable
 	 * event, what is measured instead is said even when quiet. */
 	if (!s->quiet || (getenv("CACHESHIM_EVENTS") && *getenv("CACHESHIM_EVENTS")))
-		cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line,
-		       pmu ? "" : " (no hardware PMU visible: virtual machine?)");
+		cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line, why);
 }
 
 /* The core PMU libpfm4 detected (or was forced to): the first present one
@@ -401,14 +421,6 @@ static int add_event(struct expansion *x, const char *name, const char *pmu_name
 	return 1;
 }
 
-/* Appends ",name" to list ("name" when it is empty). */
-static void append(char *list, size_t len, const char *name)
-{
-	size_t used = strlen(list);
-
-	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
-}
-
 /* Replaces each preset of s->events by the events of the detected PMU's
  * recipe, in place and without duplicates; where no hardware counter can
  * count (no PMU, denied, no recipe), by tsc and page faults (tsc alone
@@ -436,7 +448,17 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 		if (!pfm_ok || err || !detected.family) {
 			append(fell, sizeof(fell), s->events[i]);
 			if (!fallback) {
+				const char *faults = "perf::PAGE-FAULTS";
 				struct cs_event_enc pf;
+				unsigned k;
+
+				/* Under the user's name for it where the list
+				 * has one (perf::FAULTS): the report's rows and
+				 * a filter on that name find it. */
+				for (k = s->nevents; k-- > 0;)
+					if (!cs_preset_bits(s->events[k]) &&
+					    same_event(s->events[k], "perf::PAGE-FAULTS"))
+						faults = s->events[k]; /* the first */
 
 				add_event(&x, "tsc", NULL);
 				/* (Said as measured only if it encodes (under
@@ -445,10 +467,8 @@ static void expand_presets(struct cs_settings *s, int pfm_ok, const char **pmus)
 				 * deny it with the hardware counters), and fits the
 				 * list.) */
 				if (perf_allowed() &&
-				    encode_quiet("perf::PAGE-FAULTS", NULL, &pf, pfm_ok) ==
-					    PFM_SUCCESS &&
-				    !probe("perf::PAGE-FAULTS", &pf, 1) &&
-				    add_event(&x, "perf::PAGE-FAULTS", NULL))
+				    encode_quiet(faults, NULL, &pf, pfm_ok) == PFM_SUCCESS &&
+				    !probe(faults, &pf, 1) && add_event(&x, faults, NULL))
 					instead = "tsc and page faults only";
 			}
 			fallback = 1;

@@ -71,6 +71,11 @@ if ! "$P/prog_haspmu" >/dev/null; then
 	loaded preset_pf perf::page-faults,@cache perf::page-faults "not mapped"
 	grep -q '^events: *perf::page-faults, tsc$' "$T/preset_pf.txt" ||
 		{ show "$T/preset_pf.txt"; fail "preset_pf: page faults measured twice"; }
+	# Listed after the preset, under another of its names: measured
+	# once, under the user's name (a filter on it finds the row).
+	loaded preset_faults @cache,perf::FAULTS perf::FAULTS "not mapped"
+	grep -q '^events: *tsc, perf::FAULTS$' "$T/preset_faults.txt" ||
+		{ show "$T/preset_faults.txt"; fail "preset_faults: not under the user's name"; }
 	# 15 events and the preset: its fallback's tsc is the 16th, and the
 	# line says so (not "tsc and page faults", which did not fit).
 	full=perf::CS,perf::MIGRATIONS,perf::MINOR-FAULTS,perf::MAJOR-FAULTS,perf::CPU-CLOCK

@@ -61,3 +61,26 @@ same_output plain preset_eperm
 report_csv preset_eperm
 want_count preset_eperm "function=memset,module=prog_memset,event=tsc" calls $N
 echo "preset_eperm: @cache under an EPERM filter: tsc only, one line"
+
+# No events named: the defaults are what opens here, and one line says
+# so (kill, trap: the filter's line, tsc only; eperm: tsc, and why no
+# more), never page faults that then fail.
+for how in kill trap eperm; do
+	status=0
+	"$R/prog_nosyscall" $how env -u CACHESHIM_EVENTS CACHESHIM_TARGETS=memset \
+		CACHESHIM_OUTPUT="$T/defaults_$how.csr" LD_PRELOAD="$CS_SHIM" \
+		"$R/prog_memset" $N >"$T/defaults_$how.out" 2>"$T/defaults_$how.err" || status=$?
+	expect_status defaults_$how 0
+	same_output plain defaults_$how
+	case $how in
+	eperm) want='^cacheshim: CACHESHIM_EVENTS not set or names no event; measuring tsc (counters denied: a seccomp filter, or kernel.perf_event_paranoid=-\?[0-9]*)$' ;;
+	*) want='^cacheshim: a seccomp filter kills perf_event_open in this process; measuring tsc only$' ;;
+	esac
+	[ "$(grep -c '^cacheshim:' "$T/defaults_$how.err")" = 1 ] && grep -q "$want" "$T/defaults_$how.err" ||
+		{ show "$T/defaults_$how.err"; fail "defaults_$how: not one line saying tsc only"; }
+	report_csv defaults_$how
+	want_count defaults_$how "function=memset,module=prog_memset,event=tsc" calls $N
+	[ "$(grep -c 'PAGE-FAULTS' "$T/defaults_$how.csv")" = 0 ] ||
+		{ show "$T/defaults_$how.csv"; fail "defaults_$how: a page-fault row that was never counted"; }
+	echo "defaults_$how: no events named, under the filter: tsc only, one line"
+done
