@@ -76,11 +76,11 @@ struct module_pass {
 	size_t ncand, capcand;
 	/* The never-wrapped names a pattern matched, said once each (a
 	 * function comes once from each symbol table that lists it). */
-	struct {
+	struct said {
 		uint64_t addr;
 		const char *name;
-	} said[32];
-	unsigned nsaid;
+	} *said;
+	size_t nsaid, capsaid;
 	uint64_t rlo[MAX_RANGES], rhi[MAX_RANGES];
 	unsigned nranges;
 	struct cs_branch_set branches;
@@ -194,14 +194,15 @@ static void never_matched(int pat, const char *name)
 	struct cs_target_pattern *tp = &cs_g.settings.targets[pat];
 
 	cs_settings_matched(&cs_g.settings, pat, name);
-	if (cs_settings_is_glob(tp)) {
-		if (!tp->never++)
-			snprintf(tp->never_name, sizeof(tp->never_name), "%s", name);
-	} else if (!cs_g.settings.quiet) {
+	if (tp->never++)
+		return;
+	snprintf(tp->never_name, sizeof(tp->never_name), "%s", name);
+	/* A name said once, however many functions have it (static ones of
+	 * several files, in .symtab). */
+	if (!cs_settings_is_glob(tp) && !cs_g.settings.quiet)
 		cs_log("'%s' returns twice, looks at its caller or is not entered by a call: "
 		       "never wrapped",
 		       name);
-	}
 }
 
 /* Names compare up to a symbol version: "memcpy@GLIBC_2.2.5" in .symtab is
@@ -234,7 +235,17 @@ static int collect(const struct cs_elf_func *f, void *arg)
 		for (i = 0; i < mp->nsaid; i++)
 			if (mp->said[i].addr == f->addr && !namecmp(mp->said[i].name, f->name))
 				return 0;
-		if (mp->nsaid < sizeof(mp->said) / sizeof(mp->said[0])) {
+		if (mp->nsaid == mp->capsaid) {
+			size_t cap = mp->capsaid ? mp->capsaid * 2 : 32;
+			struct said *p = realloc(mp->said, cap * sizeof(*p));
+
+			/* (Out of memory: a name may be said twice.) */
+			if (p) {
+				mp->said = p;
+				mp->capsaid = cap;
+			}
+		}
+		if (mp->nsaid < mp->capsaid) {
 			mp->said[mp->nsaid].addr = f->addr;
 			mp->said[mp->nsaid++].name = f->name;
 		}
@@ -794,6 +805,7 @@ out:
 	if (mp->have_branches)
 		cs_branches_free(&mp->branches);
 	free(mp->cand);
+	free(mp->said);
 	cs_elf_close(mp->elf);
 }
 

@@ -138,7 +138,7 @@ static void report_unmatched(void)
 			       "CACHESHIM_HOOK=got or both wraps their calls",
 			       tp->glob, tp->ifuncs, tp->ifuncs > 1 ? "s" : "", tp->ifunc_name,
 			       tp->ifuncs > 1 ? ", ..." : "");
-		else if (tp->never && tp->matched == tp->never)
+		else if (tp->never && tp->matched == tp->never && cs_settings_is_glob(tp))
 			cs_log("target '%s' matched only functions that are never wrapped ('%s'%s: "
 			       "they return twice, look at their caller or are not entered by a "
 			       "call)",

@@ -170,3 +170,27 @@ same_output many_plain many
 grep -q '^touch,' "$T/many.tcsv" || { show "$T/many.tcsv"; fail "many: touch is no target"; }
 ! grep '^alias_.*libmany\.so' "$T/many.tcsv" || fail "many: an alias of a never-wrapped function was wrapped"
 echo "17 never-wrapped functions in one module: none of their aliases wrapped"
+
+# One name, many functions: a global vfork and 40 static ones of other
+# files (.symtab lists each).  The exact target is said once (it was said
+# for each of them), and the list of names said grows past 41 entries.
+for k in $(seq 40); do
+	printf 'static long vfork(long x) { return x * %d + 1; }\nlong use%d(long x) { return vfork(x); }\n' \
+		$k $k >"$T/nv$k.c"
+done
+printf 'long vfork(long x) { return x + 7; }\nlong touch(long x) { return x + 1; }\n' >"$T/nvg.c"
+${CC:-cc} -O0 -fPIC -shared -fno-builtin -o "$T/libnv.so" "$T"/nv[0-9]*.c "$T/nvg.c"
+printf '#include <stdio.h>\nlong touch(long);\nlong use3(long);\nint main(void) { printf("%%ld %%ld\\n", touch(1), use3(2)); return 0; }\n' >"$T/usenv.c"
+${CC:-cc} -O1 -o "$T/usenv" "$T/usenv.c" -L"$T" -lnv -Wl,-rpath,"$T"
+plain_run nv_plain "$T/usenv"
+expect_status nv_plain 0
+status=0
+CACHESHIM_EVENTS=tsc CACHESHIM_TARGETS=vfork,touch CACHESHIM_OUTPUT=$T/nv.csr \
+	LD_PRELOAD=$CS_SHIM "$T/usenv" >"$T/nv.out" 2>"$T/nv.err" || status=$?
+expect_status nv 0
+same_output nv_plain nv
+[ "$(grep -c "^cacheshim: 'vfork' returns twice" "$T/nv.err")" = 1 ] ||
+	{ show "$T/nv.err"; fail "nv: vfork not said once"; }
+report_csv nv --by function
+want_count nv "function=touch,event=tsc" calls 1
+echo "41 functions named vfork: said once"
