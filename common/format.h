@@ -80,11 +80,13 @@ struct cs_file_header {
 	uint64_t start_ns; /* CLOCK_REALTIME at start */
 	uint64_t end_ns; /* CLOCK_REALTIME at exit, 0 while running */
 	uint64_t tsc_hz; /* measured TSC frequency, 0 if unknown */
-	uint64_t lost_calls; /* calls not recorded: file full or re-entry */
+	uint64_t lost_calls; /* calls not recorded (lost_why says why) */
 	uint64_t session; /* CACHESHIM_SESSION of the launcher, 0 if none */
 	uint64_t features; /* CS_FEATURE_*: what this writer records (0 in
 			    * files of earlier writers) */
-	uint64_t reserved[6];
+	uint64_t lost_why; /* CS_LOST_*: why lost_calls were not recorded
+			    * (0 in files of earlier writers: not said) */
+	uint64_t reserved[5];
 	char program[CS_PROGRAM_MAX]; /* /proc/self/exe at start */
 	struct cs_file_event events[CS_MAX_EVENTS];
 };
@@ -92,6 +94,19 @@ struct cs_file_header {
 /* header.features: nested blocks say in flags whether they were made
  * during their site's first recorded call (CS_NESTED_AT_FIRST). */
 #define CS_FEATURE_NESTED_FIRST 1ull
+
+/* header.lost_why: what the writer met when it let calls pass unrecorded
+ * (each bit set with the first such call, by any thread). */
+#define CS_LOST_FILE_FULL 0x1ull /* the file's capacity was used up */
+#define CS_LOST_NO_ROOM 0x2ull /* it could not grow: no room on its file
+				 * system, a quota, RLIMIT_FSIZE */
+#define CS_LOST_SEALED 0x4ull /* calls after the file was sealed at exit */
+#define CS_LOST_THREAD 0x8ull /* a thread without counters, or past its end */
+#define CS_LOST_SECCOMP 0x10ull /* the program's seccomp filter refused the
+				 * shim's system calls */
+#define CS_LOST_MEMORY 0x20ull /* out of memory */
+#define CS_LOST_OTHER 0x40ull /* a call site's block not made, otherwise */
+#define CS_LOST_ALL 0x7full
 
 /* Top bit of header.used: set at exit so that no block can be reserved
  * beyond the size the file is then trimmed to. */

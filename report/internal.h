@@ -27,6 +27,11 @@ typedef unsigned __int128 cs_u128;
 /* Writes v in decimal into buf.  Returns buf (truncated if len is too
  * small, always NUL-terminated when len > 0). */
 char *cs_util_u128(cs_u128 v, char *buf, size_t len);
+/* Why calls were not recorded (header.lost_why, CS_LOST_*): the reasons
+ * set, for a person ("report file full (CACHESHIM_CAPACITY_MB), ...") or
+ * as keywords ("file_full,..."), into buf; the generic list of reasons for
+ * 0 (a file of an earlier writer).  Returns buf. */
+char *cs_util_lost_why(uint64_t why, int keywords, char *buf, size_t len);
 /* Writes v as a plain decimal: an integer when v is integral, else fixed
  * with up to 3 decimals, trailing zeros dropped; from 2^64 on (beyond any
  * counter's value) 15 significant digits with an exponent, "1e+200", a
@@ -359,6 +364,7 @@ struct cs_file_info {
 	uint32_t pid;
 	int incomplete;
 	uint64_t lost_calls;
+	uint64_t lost_why; /* CS_LOST_* */
 	uint64_t tsc_hz;
 	uint64_t session;
 	cs_u128 setup_ticks; /* its threads' cs_thread_block.setup_ticks */
@@ -446,6 +452,7 @@ struct cs_report {
 	cs_u128 calls, entered, dropped; /* sums over blocks and files: no wrap */
 	cs_u128 not_returned; /* sum over sites of entered - calls - dropped */
 	cs_u128 lost_calls; /* summed over files: no wrap */
+	uint64_t lost_why; /* CS_LOST_* of the files that lost calls */
 	cs_u128 setup_ticks; /* the shim's set-up inside measured calls */
 	/* Per event: the calls of the calibration target (CS_HOOK_CALIBRATION),
 	 * the cost of the measurement itself.  Not in rows. */

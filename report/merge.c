@@ -547,6 +547,7 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 	fi->pid = f->hdr->pid;
 	fi->incomplete = f->incomplete;
 	fi->lost_calls = f->hdr->lost_calls;
+	fi->lost_why = f->hdr->lost_calls ? f->hdr->lost_why & CS_LOST_ALL : 0;
 	fi->tsc_hz = f->hdr->tsc_hz;
 	fi->session = f->hdr->session;
 	/* Thread blocks of earlier writers are shorter: no such field. */
@@ -557,6 +558,7 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 	if (add_notes(r, f))
 		return -ENOMEM;
 	r->lost_calls += f->hdr->lost_calls;
+	r->lost_why |= fi->lost_why;
 	r->setup_ticks += fi->setup_ticks;
 	return 0;
 }

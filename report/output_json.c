@@ -73,6 +73,25 @@ static void ju128(FILE *out, const char *k, cs_u128 v)
 	fputs(cs_util_u128(v, b, sizeof(b)), out);
 }
 
+/* "key":["file_full",...]: the reasons set in why (CS_LOST_*). */
+static void jlost(FILE *out, const char *key, uint64_t why)
+{
+	char buf[256], *p, *comma;
+
+	jkey(out, key);
+	fputc('[', out);
+	cs_util_lost_why(why, 1, buf, sizeof(buf));
+	for (p = buf; *p; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		fprintf(out, "%s\"%s\"", p == buf ? "" : ",", p);
+		if (!comma)
+			break;
+	}
+	fputc(']', out);
+}
+
 static void jdec(FILE *out, const char *k, long double v)
 {
 	char b[64];
@@ -319,6 +338,8 @@ static void jheader(FILE *out, const struct cs_report *r)
 		fprintf(out, ",\"incomplete\":%s,", fi->incomplete ? "true" : "false");
 		ju64(out, "lost_calls", fi->lost_calls);
 		fputc(',', out);
+		jlost(out, "lost_why", fi->lost_why);
+		fputc(',', out);
 		ju64(out, "tsc_hz", fi->tsc_hz);
 		fputc(',', out);
 		ju64(out, "session", fi->session);
@@ -361,6 +382,8 @@ static void jheader(FILE *out, const struct cs_report *r)
 	ju128(out, "not_returned", r->not_returned);
 	fputc(',', out);
 	ju128(out, "lost_calls", r->lost_calls);
+	fputc(',', out);
+	jlost(out, "lost_why", r->lost_why);
 	fputc(',', out);
 	ju128(out, "setup_ticks", r->setup_ticks);
 	fputs("},\"notes\":[", out);

@@ -105,11 +105,13 @@ void cs_table_summary(FILE *out, const struct cs_report *r)
 	if (r->not_returned)
 		fprintf(out, "calls that did not return: %s\n",
 			cs_util_u128(r->not_returned, b1, sizeof(b1)));
-	if (r->lost_calls)
-		fprintf(out,
-			"calls not recorded (file full, file sealed at exit, thread without "
-			"counters or past its end, re-entry, or a seccomp filter): %s\n",
+	if (r->lost_calls) {
+		char why[512];
+
+		fprintf(out, "calls not recorded (%s): %s\n",
+			cs_util_lost_why(r->lost_why, 0, why, sizeof(why)),
 			cs_util_u128(r->lost_calls, b1, sizeof(b1)));
+	}
 	/* What wrapping an empty function reads: the floor under every
 	 * number below. */
 	for (i = 0, shown = 0; i < r->nevents; i++) {

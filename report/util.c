@@ -11,6 +11,43 @@
 
 #include "report/internal.h"
 
+static const struct {
+	uint64_t bit;
+	const char *keyword, *text;
+} lost_reasons[] = {
+	{CS_LOST_FILE_FULL, "file_full", "report file full (CACHESHIM_CAPACITY_MB)"},
+	{CS_LOST_NO_ROOM, "no_room",
+	 "report file could not grow (file system full, quota or RLIMIT_FSIZE)"},
+	{CS_LOST_SEALED, "sealed", "report file sealed at exit"},
+	{CS_LOST_THREAD, "thread", "thread without counters or past its end"},
+	{CS_LOST_SECCOMP, "seccomp", "a seccomp filter refused the shim's system calls"},
+	{CS_LOST_MEMORY, "memory", "out of memory"},
+	{CS_LOST_OTHER, "other", "a call site's block not made"},
+};
+
+char *cs_util_lost_why(uint64_t why, int keywords, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!(why & CS_LOST_ALL) && !keywords) {
+		/* A file of an earlier writer: it did not say. */
+		snprintf(buf, len, "file full, file sealed at exit, thread without counters or "
+				   "past its end, re-entry, or a seccomp filter");
+		return buf;
+	}
+	for (i = 0; i < sizeof(lost_reasons) / sizeof(lost_reasons[0]); i++) {
+		if (!(why & lost_reasons[i].bit) || used >= len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 used ? (keywords ? "," : "; ") : "",
+					 keywords ? lost_reasons[i].keyword : lost_reasons[i].text);
+	}
+	return buf;
+}
+
 char *cs_util_u128(cs_u128 v, char *buf, size_t len)
 {
 	char tmp[48];

@@ -468,8 +468,7 @@ static __attribute__((noinline, cold)) int ready_now(struct cs_thread *t)
 		 * whose process this is cannot be asked: not measured, and
 		 * counted as not recorded from now on. */
 		if (cs_g.sandbox_refused & CS_SB_GETPID) {
-			if (cs_g.hdr)
-				__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+			cs_lost_call(CS_LOST_SECCOMP);
 			return 0;
 		}
 		if (cs_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != cs_g.pid)
@@ -477,8 +476,7 @@ static __attribute__((noinline, cold)) int ready_now(struct cs_thread *t)
 		t->ready = 1;
 		return 1;
 	}
-	if (cs_g.hdr)
-		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	cs_lost_call(CS_LOST_THREAD);
 	return 0;
 }
 
@@ -489,8 +487,7 @@ static __attribute__((noinline, cold)) uint64_t slow_or_lost(void)
 {
 	if (!cs_g.sandboxed)
 		return CS_ENTER_SLOW;
-	if (cs_g.hdr)
-		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	cs_lost_call(CS_LOST_SECCOMP);
 	return CS_ENTER_PASS;
 }
 
@@ -506,8 +503,7 @@ static __attribute__((noinline, cold)) uint64_t not_made(struct cs_thread *t)
 	inc32(&t->not_made_calls);
 	if (!(t->not_made_calls & (CS_NOT_MADE_RECHECK - 1)))
 		return slow_or_lost();
-	if (cs_g.hdr)
-		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	cs_lost_call(0); /* why the block was not made */
 	return CS_ENTER_PASS;
 }
 

@@ -1023,10 +1023,28 @@ struct cs_global {
 			      * fork belong to the parent's file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
+	uint64_t refusal; /* CS_LOST_* of the last reservation refused
+			   * (shim/output.c): why a block was not made */
 	pid_t pid;
 };
 
 extern struct cs_global cs_g;
+
+/* A call let pass unrecorded, for reason why (CS_LOST_*, or 0 when the
+ * reason is the last refused reservation's, if any): counted, and the
+ * reason said in the file. */
+static inline void cs_lost_call(uint64_t why)
+{
+	if (!why)
+		why = __atomic_load_n(&cs_g.refusal, __ATOMIC_RELAXED);
+	if (!why)
+		why = CS_LOST_OTHER;
+	if (!cs_g.hdr)
+		return;
+	if (why && !(__atomic_load_n(&cs_g.hdr->lost_why, __ATOMIC_RELAXED) & why))
+		__atomic_fetch_or(&cs_g.hdr->lost_why, why, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+}
 
 /* The site block a slot's site field names. */
 static inline struct cs_site_block *cs_site_at(uint32_t site)

@@ -620,6 +620,13 @@ void *cs_output_reserve(uint32_t size)
 	return cs_output_reserve_skewed(size, size, 8, 0);
 }
 
+/* No block: why, for the calls that go unrecorded for it (cs_lost_call). */
+static void *refused(uint64_t why)
+{
+	__atomic_store_n(&cs_g.refusal, why, __ATOMIC_RELAXED);
+	return NULL;
+}
+
 void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align, uint32_t skew)
 {
 	struct cs_file_header *hdr = cs_g.hdr;
@@ -630,13 +637,15 @@ void *cs_output_reserve_skewed(uint32_t size, uint32_t populate, uint32_t align,
 	 * header.used on, and the sealed file was trimmed to a sparse one of
 	 * the whole capacity: review helper 51). */
 	if (__atomic_load_n(&out_full, __ATOMIC_RELAXED))
-		return NULL;
+		return refused(CS_LOST_NO_ROOM);
 	/* Blocks are 8-byte multiples, so a padding block (at least its
 	 * 8-byte header) fits any gap to a larger alignment. */
 	do {
 		pad = (align - ((off + skew) & (align - 1))) & (align - 1);
-		if ((off & CS_USED_SEALED) || off + pad + size > out_capacity)
-			return NULL;
+		if (off & CS_USED_SEALED)
+			return refused(CS_LOST_SEALED);
+		if (off + pad + size > out_capacity)
+			return refused(CS_LOST_FILE_FULL);
 	} while (!__atomic_compare_exchange_n(&hdr->used, &off, off + pad + size, 1,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	end = off + pad + size;
@@ -665,7 +674,7 @@ full:
 	if (cs_syscall6(SYS_madvise, (long)((char *)hdr + (off & ~4095ull)), 4096,
 			MADV_POPULATE_WRITE, 0, 0, 0) == 0)
 		pad_at(off, end - off);
-	return NULL;
+	return refused(CS_LOST_NO_ROOM);
 }
 
 /* Call-site and nested blocks (9-19 KB with one event) each cost a system
@@ -762,7 +771,7 @@ void *cs_output_carve(struct cs_arena *a, uint32_t size, uint32_t align)
 	/* As cs_output_reserve: nothing new once the file is sealed (at exit,
 	 * or while an exec is under way). */
 	if (__atomic_load_n(&cs_g.hdr->used, __ATOMIC_ACQUIRE) & CS_USED_SEALED)
-		return NULL;
+		return refused(CS_LOST_SEALED);
 	if (!a->end || a->next + pad + size > a->end) {
 		want = (a->used + 4095) & ~4095ull;
 		want = want < CS_ARENA_MIN ? CS_ARENA_MIN : want > CS_ARENA_MAX ? CS_ARENA_MAX : want;

@@ -660,6 +660,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	const struct cs_target_hot *tg = &cs_g.hot[f->target_idx];
 	struct cs_thread *t;
 	struct cs_site_block *site;
+	uint64_t why = CS_LOST_THREAD;
 	int saved_errno;
 
 	cs_guard_take();
@@ -698,6 +699,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 		uint64_t epoch = __atomic_load_n(&cs_g.epoch, __ATOMIC_ACQUIRE);
 		struct cs_site_table *nt = table_carry(t, t->sites);
 
+		why = CS_LOST_MEMORY;
 		if (!nt)
 			goto pass;
 		nt->older = t->sites;
@@ -707,6 +709,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	}
 	site = cs_thread_site(t, cs_target_id(f->target_idx), cs_hot_callsite(f),
 			      cs_hot_key(f, tg->argn));
+	why = 0; /* the block's refusal (shim/output.c) */
 	if (!site)
 		goto pass;
 	errno = saved_errno;
@@ -718,8 +721,7 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 	return CS_ENTER_MEASURE;
 pass:
 	account(t, t0);
-	if (cs_g.hdr)
-		__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
+	cs_lost_call(why);
 	errno = saved_errno;
 	cs_guard_drop();
 	cs_signals_restore(&mask);

@@ -105,7 +105,9 @@
 		if (data.totals.not_returned)
 			line('did not return', human(data.totals.not_returned));
 		if (data.totals.lost_calls)
-			line('not recorded', human(data.totals.lost_calls));
+			line('not recorded', human(data.totals.lost_calls) +
+				(data.totals.lost_why && data.totals.lost_why.length ?
+					' (' + data.totals.lost_why.join(', ').replace(/_/g, ' ') + ')' : ''));
 		for (i = 0; i < data.events.length; i++)
 			if (data.events[i].overhead !== null)
 				ov.push(data.events[i].name + ' ' + human(data.events[i].overhead));

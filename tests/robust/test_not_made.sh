@@ -40,6 +40,54 @@ want_count nest "function=rt_callback,event=tsc" calls 40
 want_count nest "function=rt_leaf,event=tsc" calls $((40 + 1176))
 echo "40 call sites with nested blocks, then 48 more, in a 1 MB file: every call recorded"
 
+# 200 threads live at once in a 1 MB file: their blocks use up its
+# capacity, and the calls of the threads without one are not recorded;
+# the report says why (the capacity, not the file system or a thread).
+cat >"$T/live.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static pthread_barrier_t all;
+static void *run(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++)
+		(void)getppid();
+	pthread_barrier_wait(&all); /* every thread alive at once */
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]), i;
+	pthread_t *t = malloc((size_t)n * sizeof(*t));
+
+	pthread_barrier_init(&all, NULL, (unsigned)n);
+	for (i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, run, NULL);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("%d threads\n", n);
+	return 0;
+}
+C
+${CC:-cc} -O1 -pthread -o "$T/live" "$T/live.c"
+plain_run plain_live "$T/live" 200
+expect_status plain_live 0
+CACHESHIM_CAPACITY_MB=1 CACHESHIM_SERIES=0 shim_run live tsc getppid "$T/live" 200
+expect_status live 0
+same_output plain_live live
+report_csv live
+"$CS_CMD" report "$T/live.csr" >"$T/live.txt" 2>&1 || { show "$T/live.txt"; fail "report failed"; }
+lost=$(sed -n 's/^calls not recorded (report file full (CACHESHIM_CAPACITY_MB)): \([0-9]*\)$/\1/p' \
+	"$T/live.txt")
+measured=$(csv_sum live "function=getppid,event=tsc" calls)
+[ -n "$lost" ] && [ $((measured + lost)) = 2000 ] ||
+	{ show "$T/live.txt"; fail "want 2000 calls, recorded or not recorded for the file's capacity"; }
+echo "200 live threads in a 1 MB file: $measured calls recorded, $lost not (the file's capacity said)"
+
 N=5000
 # rt_callback N + 1 times; rt_leaf 1,176 times in the fill, N at call site
 # 0 (made before the fill) and N at call site 47 (not made).
@@ -78,6 +126,9 @@ measured=$(csv_sum full "event=tsc" calls)
 	{ show "$T/full.txt"; fail "calls not recorded: '$lost', want at least $N (call site 47)"; }
 [ $((measured + lost)) = $ALL ] ||
 	{ show "$T/full.txt"; fail "$measured recorded + $lost not recorded, want $ALL calls"; }
+# And why: the file could not grow (not its capacity, not a thread).
+grep -qx "calls not recorded (report file could not grow (file system full, quota or RLIMIT_FSIZE)): $lost" \
+	"$T/full.txt" || { show "$T/full.txt"; fail "the reason is not the file system's"; }
 echo "file full: $measured calls recorded, $lost not, of $ALL"
 if [ -n "$trace" ]; then
 	masks=$(grep -c 'rt_sigprocmask(' "$T/trace" || true)
