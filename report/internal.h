@@ -829,6 +829,9 @@ struct cs_derive {
 	/* After cs_derive_resolve, per variable: the report's event index,
 	 * or -1 - j for derived column j (an earlier one). */
 	long *var;
+	/* A row whose events were counted over different calls was said
+	 * (view.c): once per column, whichever views show it. */
+	int said_mixed;
 };
 
 /* Parses "NAME=EXPR" into d.  Returns 0, -EINVAL (message in err) or

@@ -540,6 +540,8 @@ static int derived(struct cs_view *v, size_t i, size_t j, long double *val)
 	long double vals[64];
 	int kinds[64];
 	const struct cs_agg *a;
+	uint64_t calls = 0;
+	int mixed = 0;
 	long e;
 
 	if (v->dkind[idx] >= 0) {
@@ -567,8 +569,22 @@ static int derived(struct cs_view *v, size_t i, size_t j, long double *val)
 		}
 		kinds[k] = CS_CELL_NUM;
 		vals[k] = cs_stats_mean(a);
+		/* Merged files that measured other events: one event's mean
+		 * is over calls another's is not over, and their ratio would
+		 * look measured. */
+		if (calls && a->n != calls)
+			mixed = 1;
+		calls = a->n;
 	}
 	v->dkind[idx] = (signed char)cs_expr_eval(d->expr, vals, kinds, &v->dval[idx]);
+	if (mixed && v->dkind[idx] == CS_CELL_NUM) {
+		v->dkind[idx] = CS_CELL_NONE;
+		/* (The options' own flag: said once per column.) */
+		if (!__atomic_exchange_n(&((struct cs_derive *)d)->said_mixed, 1, __ATOMIC_RELAXED))
+			cs_warn("--derive %s: its events were counted over different calls of a row "
+				"(merged files measured different events); such rows have no value",
+				d->name);
+	}
 	*val = v->dval[idx];
 	return v->dkind[idx];
 }

@@ -61,15 +61,27 @@ gamma,app+0x400,
 END
 
 # An event a row has no values of ("no data") counts as not counted:
-# only_a has no minor faults (merge_a + merge_b of mkfixture).
-run_cmd "$CS_CMD" report -f csv --event tsc --derive 'm=tsc+{perf::MINOR-FAULTS}' \
-	"$T/merge_a.rpt" "$T/merge_b.rpt"
-csv_pick function,m
+# only_a has no minor faults (merge_a + merge_b of mkfixture).  work's
+# tsc is over its 3 calls in both files, its minor faults over the one
+# call of merge_b: the means of different calls make no value (it was 24,
+# tsc's mean of 3 calls plus the minor faults of 1), and one line says so
+# (once, though the CSV has a line per event).  Page faults, counted in
+# both files, over the same 3 calls as tsc: p has a value.
+run_cmd "$CS_CMD" report -f csv --derive 'm=tsc+{perf::MINOR-FAULTS}' \
+	--derive 'p=tsc+{perf::PAGE-FAULTS}' "$T/merge_a.rpt" "$T/merge_b.rpt"
+expect_status $LINENO 0
+csv_pick function,event,m,p
 expect_out $LINENO <<'END'
-function,m
-only_a,not counted
-work,24
+function,event,m,p
+only_a,tsc,not counted,5
+only_a,perf::PAGE-FAULTS,not counted,5
+only_a,perf::MINOR-FAULTS,not counted,5
+work,tsc,,22.333
+work,perf::PAGE-FAULTS,,22.333
+work,perf::MINOR-FAULTS,,22.333
 END
+expect_line $LINENO "$T/err" 'cacheshim: warning: --derive m: its events were counted over different calls of a row (merged files measured different events); such rows have no value'
+[ "$(grep -c derive "$T/err")" = 1 ] || fail $LINENO "want one line, for m only"
 
 # Huge and tiny derived values: an exponent, whole (the CSV cut 1e200 to
 # 127 digits, the table printed 180 digits and an E; 1e-9 was 0).
