@@ -294,7 +294,8 @@ static __attribute__((noinline, cold)) uint64_t readable_window(uint64_t args, u
 /* Writes (without changing) a word on each stack page the trampoline
  * writes below frame f once the counters are read: the copied window of
  * stack arguments and the target's return address (shim/trampoline.S sets
- * rsp to (f & -16) - cs_window).  A first touch of such a page is a page
+ * rsp to w - ((w - args) & 48), w = (f & -16) - cs_window, which keeps the
+ * arguments' address modulo 64).  A first touch of such a page is a page
  * fault, which was counted as the call's own (review helper 56: with a
  * 4 KB window, 809 faults for 800 in 8 threads' first calls).  One
  * read-modify-write instruction each: whatever lies there below this
@@ -311,8 +312,8 @@ static __attribute__((noinline, cold)) uint64_t readable_window(uint64_t args, u
 
 HOT void touch_below(const struct cs_frame *f)
 {
-	uint64_t top = (uint64_t)(uintptr_t)f,
-		 p = ((top & ~15ull) - cs_window - 8 - CS_RED_ZONE);
+	uint64_t top = (uint64_t)(uintptr_t)f, w = (top & ~15ull) - cs_window,
+		 p = w - ((w - f->stack_args) & 48) - 8 - CS_RED_ZONE;
 
 	for (; p < top; p = (p | (CS_PAGE - 1)) + 1)
 		__asm__ volatile("orb $0, %0" : "+m"(*(volatile uint8_t *)(uintptr_t)p) : : "cc");

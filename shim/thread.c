@@ -71,7 +71,7 @@ static void stack_bounds(struct cs_thread *t)
 	/* The wrapper's frames may take a quarter of the stack at most: a
 	 * program recursing through patched entries must not run out of
 	 * stack because of us (deeper calls run unmeasured). */
-	t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 64);
+	t->max_depth = size / 4 / (CS_FRAME_SIZE + cs_window + 112);
 }
 
 static struct cs_site_table *table_new(uint64_t slots)

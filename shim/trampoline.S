@@ -213,6 +213,14 @@ cs_trampoline:
 	movq %rax, F_IDX
 	movq 16(%rbp), %rax
 	movq %rax, F_RET
+	/* The index slot (read above) now holds the caller's return address,
+	 * so that [rbp + 8] is this frame's return address as a frame-pointer
+	 * walk expects (a backtrace taken by frame pointers from inside the
+	 * target, as profilers and ASan's fast unwinder take it, found the
+	 * index there and stopped or skipped the caller).  Unwinding by the
+	 * CFI reads the return address at rbp + 16 and is unchanged; the pass
+	 * path below overwrites the slot again. */
+	movq %rax, 8(%rbp)
 	leaq 24(%rbp), %rax
 	movq %rax, F_ARGS
 	andq $-16, %rsp
@@ -228,12 +236,23 @@ cs_trampoline:
 1:	testq %rax, %rax		/* CS_ENTER_PASS */
 	jz .Lpass
 
-	/* Measured: copy the stack arguments below the frame, call through. */
+	/* Measured: copy the stack arguments below the frame, call through.
+	 * The copy keeps the arguments' address modulo 64, not only 16: the
+	 * ABI aligns a stack argument of type __m256 or __m512 (or a by-value
+	 * structure with such alignment) to 32 or 64 bytes, and the target
+	 * may load it with an aligned instruction (vmovapd: SIGSEGV when the
+	 * copy was only 16-byte aligned) or see its address.  rsp =
+	 * ((f & -16) - window) - ((that - args) & 48), which hotpath.c's
+	 * touch_below computes too. */
 	leaq -FS(%rbp), %rsp
 	andq $-16, %rsp
 	subq cs_window(%rip), %rsp
-	movq F_COPY, %rcx
 	leaq 24(%rbp), %rsi
+	movq %rsp, %rax
+	subq %rsi, %rax
+	andl $48, %eax
+	subq %rax, %rsp
+	movq F_COPY, %rcx
 	movq %rsp, %rdi
 	/* Whole 256-byte windows by unrolled moves: rep movsq costs more to
 	 * start than this copy takes. */
