@@ -28,4 +28,10 @@ enum cs_target_spec_error {
  * *namelen to the length before ':' and *argn to N (0 without :argN). */
 enum cs_target_spec_error cs_target_spec(const char *tok, size_t *namelen, unsigned *argn);
 
+/* Length of the name a compiler clone was made from: "foo" of
+ * "foo.constprop.0", "a.b" of "a.b.isra.0"; strlen(name) when name has no
+ * clone suffix.  The shim matches a clone by that name (shim/entry.c), and
+ * `cacheshim run` says a target matched nothing by the same rule. */
+size_t cs_target_clone_base_len(const char *name);
+
 #endif

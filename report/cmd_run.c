@@ -535,8 +535,22 @@ static int glob_matched(const struct cs_report *r, const char *glob, struct cs_s
 	int m;
 
 	HASH_ITER(hh, r->targets, t, tmp) {
+		size_t base;
+
 		if (fnmatch(glob, t->k.name, 0) == 0)
 			return 1;
+		/* A compiler clone (foo.constprop.0) is wrapped for the name it
+		 * was made from, as the shim matches it (shim/entry.c:
+		 * match_name): 'foo' matched it. */
+		base = cs_target_clone_base_len(t->k.name);
+		if (base < strnlen(t->k.name, sizeof(t->k.name))) {
+			char b[sizeof(t->k.name)];
+
+			memcpy(b, t->k.name, base);
+			b[base] = '\0';
+			if (fnmatch(glob, b, 0) == 0)
+				return 1;
+		}
 		if (!t->mod || strnlen(t->k.name, sizeof(t->k.name)) < sizeof(t->k.name) - 1)
 			continue;
 		if (!*syms)

@@ -1064,52 +1064,7 @@ unsigned cs_elf_build_id(struct cs_elf_module *m, const uint8_t **id)
 	return m->idlen;
 }
 
-/* Length of one clone suffix component at s (".isra.0", ".cold", ...), 0
- * if s does not start with one. */
-static size_t clone_part(const char *s)
-{
-	static const struct {
-		const char *word;
-		int num; /* 1: ".N" required, 2: optional, 0: none */
-	} parts[] = {
-		{".constprop", 1}, {".isra", 1}, {".part", 1},
-		{".lto_priv", 1},  {".cold", 2}, {".localalias", 0},
-	};
-	size_t i, d;
-
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		size_t n = strlen(parts[i].word);
-
-		if (strncmp(s, parts[i].word, n) || (s[n] && s[n] != '.'))
-			continue;
-		if (!parts[i].num)
-			return n;
-		for (d = 0; s[n] == '.' && s[n + 1 + d] >= '0' && s[n + 1 + d] <= '9'; d++)
-			;
-		if (d && (!s[n + 1 + d] || s[n + 1 + d] == '.'))
-			return n + 1 + d;
-		if (parts[i].num == 2)
-			return n;
-	}
-	return 0;
-}
-
 size_t cs_elf_clone_base_len(const char *name)
 {
-	const char *dot;
-
-	/* The base is what precedes the first dot from which on the name is
-	 * clone suffixes only: "a.b.isra.0" is a clone of "a.b". */
-	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
-		const char *s = dot;
-		size_t n;
-
-		if (dot == name)
-			continue;
-		while ((n = clone_part(s)))
-			s += n;
-		if (!*s)
-			return (size_t)(dot - name);
-	}
-	return strlen(name);
+	return cs_target_clone_base_len(name);
 }
