@@ -9,9 +9,10 @@
 
 /*
  * Rows are matched by what they are called: the function (with its
- * argument class), and with --by callsite the module path and offset of
- * the call site, so a call site matches only in the same build (after a
- * rebuild, compare --by function, the default of --diff).  Events are
+ * argument class) and the path of the module it is in, and with --by
+ * callsite the module path and offset of the call site, so a call site
+ * matches only in the same build (after a rebuild, compare --by function,
+ * the default of --diff).  Events are
  * matched by name.  The change is B - A, in the event's unit and in
  * percent of A.
  */
@@ -25,7 +26,11 @@ static const char *const val_names[NVALS] = {"a", "b", "diff", "pct"};
 #define NCOLS (NSTATS * NVALS)
 
 struct drow {
-	char *key; /* function, NUL, module path, NUL, offset: the match */
+	/* function, NUL, module path, NUL, offset, NUL, the function's own
+	 * module path: the match */
+	char *key;
+	size_t klen;
+	const char *tmod; /* the function's module path ("" unknown) */
 	char fn[CS_FUNCTION_MAX];
 	char *cs, *mod; /* labels */
 	char *shown_fn, *shown_cs; /* fn, cs demangled for the table; NULL: as they are */
@@ -47,17 +52,28 @@ struct dline {
 	const char *status;
 };
 
+/* The function's module path: two functions of one name in two modules
+ * (an interposer's malloc and libc's) are two rows in each run. */
+static const char *target_module(const struct cs_row *row)
+{
+	return row->target && row->target->mod ? row->target->mod->path : "";
+}
+
 static char *row_key(const struct cs_report *r, const struct cs_row *row, char *fn, size_t *len)
 {
 	const char *mod = "";
 	char *key;
+	int n;
 
 	cs_merge_function(row, fn, CS_FUNCTION_MAX);
 	if (r->by == CS_BY_CALLSITE && row->k.module && row->k.module <= r->nmodules)
 		mod = r->modules[row->k.module - 1]->path;
-	*len = (size_t)asprintf(&key, "%s%c%s%c%llx", fn, 0, mod, 0,
-				(unsigned long long)row->k.offset);
-	return (int)*len < 0 ? NULL : key;
+	n = asprintf(&key, "%s%c%s%c%llx%c%s", fn, 0, mod, 0, (unsigned long long)row->k.offset, 0,
+		     target_module(row));
+	if (n < 0)
+		return NULL;
+	*len = (size_t)n;
+	return key;
 }
 
 /* Adds the rows of r as side (0: a, 1: b). */
@@ -87,6 +103,8 @@ static int add_rows(struct drow **h, const struct cs_report *r, int side, struct
 				goto nomem;
 			}
 			d->key = key;
+			d->klen = len;
+			d->tmod = target_module(rows[i]);
 			memcpy(d->fn, fn, sizeof(d->fn));
 			cs_output_callsite(r, rows[i], syms, cs, sizeof(cs), mod, sizeof(mod));
 			d->cs = strdup(cs);
@@ -286,7 +304,40 @@ static int cmp_drow(const void *x, const void *y)
 	if (c)
 		return c;
 	c = strcmp(a->mod, b->mod);
-	return c ? c : strcmp(a->key + strlen(a->key) + 1, b->key + strlen(b->key) + 1);
+	if (c)
+		return c;
+	c = memcmp(a->key, b->key, a->klen < b->klen ? a->klen : b->klen);
+	return c ? c : (a->klen > b->klen) - (a->klen < b->klen);
+}
+
+/* Rows of one function name but of functions in different modules would
+ * show the same label: each gets "@module" (the file name of its module
+ * path) after the name.  order is sorted by cmp_drow; sorted again after. */
+static void label_modules(struct drow **order, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i = j) {
+		int differ = 0;
+
+		for (j = i + 1; j < n && !strcmp(order[j]->fn, order[i]->fn); j++)
+			differ |= strcmp(order[j]->tmod, order[i]->tmod) != 0;
+		for (k = i; differ && k < j; k++) {
+			struct drow *d = order[k];
+			const char *base = strrchr(d->tmod, '/'), *m;
+			size_t len = strlen(d->fn);
+			char *shown = NULL;
+
+			m = base ? base + 1 : *d->tmod ? d->tmod : "?";
+			snprintf(d->fn + len, sizeof(d->fn) - len, "@%s", m);
+			/* The demangled name too (NULL: out of memory, shown as is). */
+			if (d->shown_fn && asprintf(&shown, "%s@%s", d->shown_fn, m) < 0)
+				shown = NULL;
+			free(d->shown_fn);
+			d->shown_fn = shown;
+		}
+	}
+	qsort(order, n, sizeof(*order), cmp_drow);
 }
 
 static void format(const struct dline *l, int c, int csv, char *buf, size_t len)
@@ -431,6 +482,7 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 	HASH_ITER(hh, h, d, t)
 	order[i++] = d;
 	qsort(order, nrows, sizeof(*order), cmp_drow);
+	label_modules(order, nrows);
 	for (i = 0; i < nrows; i++)
 		order[i]->order = i;
 	if (csv) {

@@ -410,9 +410,10 @@ struct cs_target_info {
 	struct cs_refusal_info *refusals; /* distinct reasons, in file order */
 	size_t nrefusals, refusals_cap;
 	struct cs_refusal_seen *refusals_seen; /* the same as a set (merge.c) */
-	/* Functions of this name in the report (all cs_target_info with
-	 * this k.name): above 1, its rows are labelled name@module+0xOFF. */
-	const unsigned *same_name;
+	/* Functions of this name in its module: above 1, its rows are
+	 * labelled name@module+0xOFF; else, modules with a function of
+	 * this name: above 1, name@module (the module's file name). */
+	const unsigned *same_name, *name_modules;
 	/* Whether --function matches its name (merge.c): 0 not known yet,
 	 * 1 no, 2 yes. */
 	int fn_match;

@@ -106,9 +106,12 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 
 /* ---- targets: how each function's calls were caught ---- */
 
-/* The number of functions (cs_target_info) of one name in one module:
- * only those need their address to be told apart (local functions of one
- * name; the same name in two modules is told apart by the module). */
+/* Counters of names: the functions (cs_target_info) of one name in one
+ * module (keyed "name\1module"), which need their address to be told
+ * apart (local functions of one name), and the modules that have a
+ * function of one name (keyed "name\2"), which need the module (an
+ * interposer's malloc and libc's: the table's rows, the CSV's function
+ * column and --diff's match could not tell them apart). */
 struct cs_name_count {
 	unsigned n;
 	UT_hash_handle hh;
@@ -151,6 +154,27 @@ target_key(const struct cs_file *f, const struct cs_target_block *t, struct cs_t
 	return m;
 }
 
+/* What tells ti apart from other functions of its name, into buf:
+ * "@module+0xOFF" (another one in its module), "@module" (others in other
+ * modules only: the file name of its module path), else "". */
+static void where(const struct cs_target_info *ti, char *buf, size_t len)
+{
+	const char *base;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (*ti->same_name > 1) {
+		if (len > 1) {
+			buf[0] = '@';
+			cs_targets_address(ti, buf + 1, len - 1);
+		}
+	} else if (*ti->name_modules > 1) {
+		base = ti->mod ? strrchr(ti->mod->path, '/') : NULL;
+		snprintf(buf, len, "@%s", base ? base + 1 : ti->mod ? ti->mod->path : "?");
+	}
+}
+
 char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
 			    const struct cs_target_block *t, char *buf, size_t len)
 {
@@ -168,10 +192,8 @@ char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
 	if (!m || mi)
 		HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
 	snprintf(buf, len, "%s", t->name);
-	if (ti && *ti->same_name > 1 && (n = strlen(buf)) + 1 < len) {
-		buf[n++] = '@';
-		cs_targets_address(ti, buf + n, len - n);
-	}
+	if (ti && (n = strlen(buf)) + 1 < len)
+		where(ti, buf + n, len - n);
 	return buf;
 }
 
@@ -183,7 +205,7 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	const struct cs_module_block *m;
 	struct cs_target_key k;
 	struct cs_target_info *ti;
-	struct cs_name_count *c;
+	struct cs_name_count *c, *m2;
 
 	m = target_key(f, t, &k);
 	if (m) {
@@ -197,11 +219,16 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 
 		snprintf(key, sizeof(key), "%s%c%u", k.name, 1, k.module);
 		c = name_count(r, key);
+		snprintf(key, sizeof(key), "%s%c", k.name, 2);
+		m2 = name_count(r, key);
 		ti = calloc(1, sizeof(*ti));
-		if (!c || !ti) {
+		if (!c || !m2 || !ti) {
 			free(ti);
 			return NULL;
 		}
+		if (!c->n)
+			m2->n++; /* the first of this name in this module */
+		ti->name_modules = &m2->n;
 		ti->k = k;
 		ti->mod = k.module ? r->modules[k.module - 1] : NULL;
 		ti->addr = t->addr;
@@ -988,12 +1015,13 @@ char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
 	char at[CS_TARGET_NAME_MAX + 64];
 	size_t n;
 
-	if (t && *t->same_name > 1) {
+	if (t && (*t->same_name > 1 || *t->name_modules > 1)) {
 		/* Two functions share the name (two static ones in two
-		 * files, say): where each one is tells them apart. */
-		snprintf(at, sizeof(at), "%s@", row->k.name);
+		 * files, an interposer's and libc's): where each one is
+		 * tells them apart. */
+		snprintf(at, sizeof(at), "%s", row->k.name);
 		n = strlen(at);
-		cs_targets_address(t, at + n, sizeof(at) - n);
+		where(t, at + n, sizeof(at) - n);
 		if (row->k.key == CS_KEY_NONE)
 			snprintf(buf, len, "%s", at);
 		else

@@ -161,9 +161,17 @@ csv_select()
 	}
 	{
 		split_csv($0, f)
-		for (i = 1; i <= nf; i++)
-			if (f[col[fname[i]]] != fval[i])
+		for (i = 1; i <= nf; i++) {
+			v = f[col[fname[i]]]
+			# NAME@*: NAME, or NAME@WHERE (a function of a name other
+			# modules have too is labelled with its module).
+			if (fval[i] ~ /@\*$/) {
+				b = substr(fval[i], 1, length(fval[i]) - 2)
+				if (v != b && index(v, b "@") != 1)
+					next
+			} else if (v != fval[i])
 				next
+		}
 		out = ""
 		for (i = 1; i <= nc; i++)
 			out = out (i > 1 ? "\t" : "") f[col[cl[i]]]

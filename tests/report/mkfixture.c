@@ -176,6 +176,32 @@ static int versions(void)
 	return ret;
 }
 
+/* samename.rpt: two functions named touch, in two libraries (an
+ * interposer's and the real one), called from one call site of the
+ * program: 3 calls of 2 page faults into liba.so's, 2 of 5 into libb.so's. */
+static int same_name(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 300, 2, ev2);
+	uint32_t prog, a, b;
+	size_t s;
+	int i, ret;
+
+	prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	a = fx_module(f, "/nonexistent/liba.so", NULL, 0, 0x7ffff7a00000);
+	b = fx_module(f, "/nonexistent/libb.so", NULL, 0, 0x7ffff7c00000);
+	s = fx_site(f, fx_target_at(f, "touch", a, 0x7ffff7a01100, CS_HOOK_ENTRY, 0), 300, prog,
+		    0x40, CS_KEY_NONE);
+	for (i = 0; i < 3; i++)
+		call2(f, s, 100, 2);
+	s = fx_site(f, fx_target_at(f, "touch", b, 0x7ffff7c01100, CS_HOOK_ENTRY, 0), 300, prog,
+		    0x40, CS_KEY_NONE);
+	for (i = 0; i < 2; i++)
+		call2(f, s, 200, 5);
+	ret = fx_write(f, out("samename.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 /* merge_a.rpt and merge_b.rpt: two processes of one program, the same
  * module under different ids, the events in another order, an event only
  * the second one has. */
@@ -1155,6 +1181,7 @@ int main(int argc, char **argv)
 	ret |= versions();
 	ret |= huge();
 	ret |= merge_files();
+	ret |= same_name();
 	ret |= running();
 	ret |= failed();
 	ret |= keyed();

@@ -158,4 +158,27 @@ run_cmd "$CS_CMD" report -f csv --diff "$T/ctl.rpt" "$T/ctl.rpt" --event tsc
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" "$(printf '\033[31mred\177,*,*,tsc,1,1,0,0,9,9,0,0,9,9,0,0,9,9,0,0,9,9,0,0,ok')"
 
+# Two functions named touch, in two modules (mkfixture's samename.rpt):
+# two rows, each labelled with its module, each matched with itself
+# (before, they had one label and key: one row, 2 of the 5 calls, the
+# other's values lost without a word).
+"$CS_BUILDDIR/tests/report/mkfixture" "$T" >/dev/null || { echo "mkfixture failed" >&2; exit 99; }
+run_cmd "$CS_CMD" report -f csv --diff "$T/samename.rpt" "$T/samename.rpt" --event perf::PAGE-FAULTS
+expect_status $LINENO 0
+expect_no_err $LINENO
+expect_out $LINENO <<'END'
+function,callsite,module,event,calls_a,calls_b,calls_diff,calls_pct,mean_a,mean_b,mean_diff,mean_pct,p50_a,p50_b,p50_diff,p50_pct,p90_a,p90_b,p90_diff,p90_pct,p99_a,p99_b,p99_diff,p99_pct,status
+touch@liba.so,*,*,perf::PAGE-FAULTS,3,3,0,0,2,2,0,0,2,2,0,0,2,2,0,0,2,2,0,0,ok
+touch@libb.so,*,*,perf::PAGE-FAULTS,2,2,0,0,5,5,0,0,5,5,0,0,5,5,0,0,5,5,0,0,ok
+END
+# The report itself labels them so too, in the table and the CSV.
+run_cmd "$CS_CMD" report -f csv --by function --event tsc "$T/samename.rpt"
+expect_status $LINENO 0
+csv_pick function,calls,mean
+expect_out $LINENO <<'END'
+function,calls,mean
+touch@liba.so,3,100
+touch@libb.so,2,200
+END
+
 finish

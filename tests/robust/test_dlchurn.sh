@@ -131,8 +131,8 @@ churn_runs()
 		expect_status $name 0
 		same_output plain$p$threads $name
 		report_csv $name
-		want_count $name "function=${fns%,*},event=tsc" calls $((threads * rounds))
-		want_count $name "function=${fns#*,},event=tsc" calls $((threads * rounds))
+		want_count $name "function=${fns%,*}@*,event=tsc" calls $((threads * rounds))
+		want_count $name "function=${fns#*,}@*,event=tsc" calls $((threads * rounds))
 	done
 	echo "$fns: $threads threads x $rounds load/call/unload rounds, $4 runs:" \
 		"as without the shim, every call counted once"

@@ -40,7 +40,7 @@ for mode in now-local now-global lazy-local; do
 	errors=
 	for fn in plug_leaf rt_leaf; do
 		for p in A:$WANT_A B:$WANT_B C:$WANT_C; do
-			got=$(csv_sum $mode "function=$fn,module=plug${p%:*}.so,event=tsc" calls)
+			got=$(csv_sum $mode "function=$fn@*,module=plug${p%:*}.so,event=tsc" calls)
 			[ "$got" = "${p#*:}" ] ||
 				errors="$errors $fn@plug${p%:*}=$got(want ${p#*:})"
 		done

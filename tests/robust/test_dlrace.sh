@@ -38,7 +38,7 @@ for run in $(seq 1 $RUNS); do
 	report_csv run$run
 	want_count run$run "function=rt_leaf,event=tsc" calls $((PLUGINS * N + 1))
 	for i in $(seq 0 $((PLUGINS - 1))); do
-		want_count run$run "function=plug_leaf,module=plug$i.so,event=tsc" calls $N
+		want_count run$run "function=plug_leaf@*,module=plug$i.so,event=tsc" calls $N
 	done
 done
 echo "$RUNS runs, each with $PLUGINS plugins loaded by two threads at once: exact counts"

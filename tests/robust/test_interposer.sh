@@ -56,6 +56,12 @@ for hook_calls in got:2 both:4; do
 	same_output plain $hook
 	no_shim_lines $hook
 	report_csv $hook --by function
-	want_count $hook "function=puts,event=tsc" calls $calls
+	want_count $hook "function=puts@*,event=tsc" calls $calls
+	# Two functions named puts, in two modules: each labelled with its
+	# module, two calls each.
+	if [ $hook = both ]; then
+		want_count $hook "function=puts@libwrap.so,event=tsc" calls 2
+		want_count $hook "function=puts@libc.so.6,event=tsc" calls 2
+	fi
 	echo "CACHESHIM_HOOK=$hook: the program's wrapper still runs; $calls calls of puts"
 done
