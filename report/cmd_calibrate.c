@@ -29,7 +29,7 @@
 #define DEFAULT_EVENTS "tsc,perf::PAGE-FAULTS,@cache"
 #define TARGETS                                                                             \
 	"cs_calib_null,cs_calib_loop,cs_calib_branch:arg3,cs_calib_resident,cs_calib_cold," \
-	"cs_calib_level:arg2,cs_calib_dtlb,cs_calib_fault"
+	"cs_calib_level:arg2,cs_calib_dtlb:arg2,cs_calib_fault"
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)
 #define NCURVE 29 /* 4 KiB .. 64 MiB, powers of two and the points half-way */
@@ -794,6 +794,11 @@ static int print_results(FILE *out, const struct cs_report *r, const struct cs_c
 		for (i = 0; i < nk && p->nlevels < CS_CALIB_MAX_LEVELS; i++)
 			if (!strcmp(ks[i].kernel + 9, "level"))
 				p->level_bytes[p->nlevels++] = ks[i].key;
+	/* The pages dtlb walked: its key (files of versions that did not
+	 * key it: the default). */
+	for (i = 0; i < nk; i++)
+		if (!strcmp(ks[i].kernel + 9, "dtlb") && ks[i].key != CS_KEY_NONE && ks[i].key)
+			p->dtlb_pages = ks[i].key;
 	for (ev = 0; ev < r->nevents; ev++)
 		if (cs_calib_classify(r->events[ev].name) == CS_CALIB_TSC && tsc == SIZE_MAX)
 			tsc = ev;
@@ -1144,8 +1149,10 @@ int cs_cmd_calibrate(int argc, char **argv)
 		g.disagree = 1;
 		g.llc = g.meas_llc;
 	}
+	/* A power of two, so that the row's key (the argument's size class,
+	 * a power of two) is K itself: --from reads it there. */
 	if (g.stlb + g.dtlb1 > 0)
-		p.dtlb_pages = 2 * (g.stlb > g.dtlb1 ? g.stlb : g.dtlb1);
+		p.dtlb_pages = pow2_floor(4 * (g.stlb > g.dtlb1 ? g.stlb : g.dtlb1) - 1);
 	if (p.dtlb_pages < 1024)
 		p.dtlb_pages = 1024;
 	choose_levels(&g, &p);

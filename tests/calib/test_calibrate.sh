@@ -139,8 +139,17 @@ refused "cacheshim: calibrate: -e: '@l4' is not a preset (@cache, @l1, @l2, @l3,
 "$CS_CMD" calibrate --calls 5 >/dev/null 2>&1 && fail "--calls 5 accepted"
 "$CS_CMD" calibrate -o "$T/x.%p" >/dev/null 2>&1 && fail "-o with %p accepted"
 # -o keeps a report file that cacheshim report reads.
-"$CS_CMD" calibrate --calls 100 -e tsc -o "$T/kept.csr" >/dev/null 2>"$T/kept.err" ||
+"$CS_CMD" calibrate --calls 100 -e tsc --csv -o "$T/kept.csr" >"$T/keptrun.csv" 2>"$T/kept.err" ||
 	fail "calibrate -o failed"
+# --from judges dtlb(K) with the K the run used (twice the TLB here, read
+# from the file), not the default 4K.
+"$CS_CMD" calibrate --from "$T/kept.csr" --csv >"$T/from.csv" 2>"$T/from.err" ||
+	{ show "$T/from.err"; fail "calibrate --from kept.csr failed"; }
+k_run=$(csv_select "$T/keptrun.csv" "kernel=dtlb,event=tsc" arg)
+k_from=$(csv_select "$T/from.csv" "kernel=dtlb,event=tsc" arg)
+[ -n "$k_run" ] && [ "$k_run" = "$k_from" ] ||
+	{ show "$T/from.csv"; fail "dtlb: the run used $k_run pages, --from judged $k_from"; }
+echo "dtlb($k_run): the same K in the run and in --from"
 "$CS_CMD" report --by function --format csv "$T/kept.csr" >"$T/kept.csv" 2>&1 ||
 	fail "report of the kept file failed"
 grep -q "^cs_calib_fault," "$T/kept.csv" || { show "$T/kept.csv"; fail "kept file lacks cs_calib_fault"; }
