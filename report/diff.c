@@ -134,7 +134,7 @@ static long find_event(const struct cs_report *r, const char *name)
 	size_t e;
 
 	for (e = 0; e < r->nevents; e++)
-		if (r->events[e].occurrence == 0 && strcmp(r->events[e].name, name) == 0)
+		if (r->events[e].occurrence == 0 && cs_event_same(r->events[e].name, name))
 			return (long)e;
 	return -1;
 }
@@ -146,7 +146,7 @@ static int shown(const struct cs_options *opt, const char *name)
 	if (!opt->nevents)
 		return 1;
 	for (i = 0; i < opt->nevents; i++)
-		if (strcmp(opt->events[i], name) == 0)
+		if (cs_event_same(opt->events[i], name))
 			return 1;
 	return 0;
 }

@@ -27,6 +27,11 @@ typedef unsigned __int128 cs_u128;
 /* Writes v in decimal into buf.  Returns buf (truncated if len is too
  * small, always NUL-terminated when len > 0). */
 char *cs_util_u128(cs_u128 v, char *buf, size_t len);
+/* Whether two event names are one event: libpfm4's names in another case
+ * (perf::page-faults, perf::PAGE-FAULTS), or one of perf's software events
+ * under two of its names (perf::FAULTS).  Files and --event match events
+ * so. */
+int cs_event_same(const char *a, const char *b);
 /* Why calls were not recorded (header.lost_why, CS_LOST_*): the reasons
  * set, for a person ("report file full (CACHESHIM_CAPACITY_MB), ...") or
  * as keywords ("file_full,..."), into buf; the generic list of reasons for

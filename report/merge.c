@@ -34,8 +34,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 /* Returns the global index of event i of f, adding it when new, or -1
- * when out of memory.  Events are matched by name; a file that lists a
- * name twice has its second one matched to the second of that name. */
+ * when out of memory.  Events are matched by name (cs_event_same: case
+ * aside, a software event's other names); a file that lists a name twice
+ * has its second one matched to the second of that name. */
 static long map_event(struct cs_report *r, const struct cs_file_header *h, unsigned i)
 {
 	const struct cs_file_event *e = &h->events[i];
@@ -44,10 +45,10 @@ static long map_event(struct cs_report *r, const struct cs_file_header *h, unsig
 	size_t k;
 
 	for (j = 0; j < i; j++)
-		if (strcmp(h->events[j].name, e->name) == 0)
+		if (cs_event_same(h->events[j].name, e->name))
 			occ++;
 	for (k = 0; k < r->nevents; k++)
-		if (r->events[k].occurrence == occ && strcmp(r->events[k].name, e->name) == 0)
+		if (r->events[k].occurrence == occ && cs_event_same(r->events[k].name, e->name))
 			break;
 	if (k == r->nevents) {
 		if (grow((void **)&r->events, &r->events_cap, k + 1, sizeof(*r->events)))

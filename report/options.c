@@ -265,14 +265,14 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 		/* In the order given: the first is the one CSV rows sort by. */
 		for (i = 0; i < a->nevents; i++) {
 			for (e = 0; e < i; e++) {
-				if (strcmp(a->events[e], a->events[i]) == 0) {
+				if (cs_event_same(a->events[e], a->events[i])) {
 					cs_err("report: --event %s: named twice", a->events[i]);
 					return CS_EXIT_USAGE;
 				}
 			}
 			found = 0;
 			for (e = 0; e < r->nevents; e++) {
-				if (strcmp(r->events[e].name, a->events[i]) == 0) {
+				if (cs_event_same(r->events[e].name, a->events[i])) {
 					if (!a->event_shown[e])
 						a->event_order[o->nevent_order++] = e;
 					a->event_shown[e] = 1;
@@ -468,11 +468,11 @@ int cs_options_diff(struct cs_options *a, int npaths, char **paths, enum cs_by b
 	}
 	/* Events are matched by name: a name must be in one run or other. */
 	for (i = 0; i < a->nevents; i++) {
-		for (e = 0; e < ra->nevents && strcmp(ra->events[e].name, a->events[i]); e++)
+		for (e = 0; e < ra->nevents && !cs_event_same(ra->events[e].name, a->events[i]); e++)
 			;
 		if (e < ra->nevents)
 			continue;
-		for (e = 0; e < rb->nevents && strcmp(rb->events[e].name, a->events[i]); e++)
+		for (e = 0; e < rb->nevents && !cs_event_same(rb->events[e].name, a->events[i]); e++)
 			;
 		if (e == rb->nevents) {
 			cs_err("report: --event %s: no such event in the files", a->events[i]);

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
+#include "common/swevents.h"
 #include "report/internal.h"
 
 static const struct {
@@ -24,6 +26,15 @@ static const struct {
 	{CS_LOST_MEMORY, "memory", "out of memory"},
 	{CS_LOST_OTHER, "other", "a call site's block not made"},
 };
+
+int cs_event_same(const char *a, const char *b)
+{
+	uint64_t ca, cb;
+
+	if (!strcasecmp(a, b))
+		return 1;
+	return cs_sw_event_config(a, &ca) && cs_sw_event_config(b, &cb) && ca == cb;
+}
 
 char *cs_util_lost_why(uint64_t why, int keywords, char *buf, size_t len)
 {

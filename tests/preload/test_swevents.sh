@@ -62,6 +62,20 @@ loaded lower tsc,perf::page-faults,perf::cs perf::cs "not mapped"
 loaded modifier tsc,perf::PAGE-FAULTS:u perf::PAGE-FAULTS:u mapped
 loaded hardware tsc,perf::PAGE-FAULTS,perf::CYCLES perf::PAGE-FAULTS mapped
 loaded libpfm_env tsc,perf::PAGE-FAULTS perf::PAGE-FAULTS mapped LIBPFM_VERBOSE=0
+# The report merges one event under two spellings, or two of its names:
+# one table of 30 calls (before, two of 10 and 20, and --diff found the
+# event in neither run).
+"$CS_CMD" report --format csv "$T/bare.csr" "$T/lower.csr" "$T/libpfm_env.csr" >"$T/spell.csv" \
+	2>"$T/spell.err" || { show "$T/spell.err"; fail "spell: report failed"; }
+[ "$(csv_select "$T/spell.csv" "function=getppid" event | sort -u | tr '\n' ' ')" = \
+	"perf::PAGE-FAULTS perf::cs tsc " ] || { show "$T/spell.csv"; fail "spell: events not merged"; }
+[ "$(csv_one spell "function=getppid,event=perf::PAGE-FAULTS" calls)" = 30 ] ||
+	{ show "$T/spell.csv"; fail "spell: page faults not 30 calls"; }
+"$CS_CMD" report --diff "$T/lower.csr" "$T/bare.csr" --format csv --event perf::FAULTS \
+	>"$T/spelld.csv" 2>"$T/spelld.err" || { show "$T/spelld.err"; fail "spell: --diff failed"; }
+[ "$(csv_one spelld "function=getppid" calls_a,calls_b,status)" = "$(printf '10\t10\tok')" ] ||
+	{ show "$T/spelld.csv"; fail "spell: --diff did not match perf::page-faults with perf::PAGE-FAULTS"; }
+echo "spell: perf::page-faults, perf::PAGE-FAULTS and perf::FAULTS are one event in the report"
 # A preset where no hardware counter opens falls back to tsc and page
 # faults: that needs no libpfm4 either (with a PMU, its recipe does).
 if ! "$P/prog_haspmu" >/dev/null; then
