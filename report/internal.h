@@ -360,6 +360,10 @@ struct cs_module_info {
 	uint8_t build_id[32];
 	uint32_t build_id_len; /* of the first file that recorded it */
 	uint32_t idx; /* 1-based index in cs_report.modules */
+	/* Files recorded two build ids for the path (a program rebuilt
+	 * between runs): its call sites' offsets are not of one file, and
+	 * are shown as offsets, never as another build's symbols. */
+	int builds_differ;
 	UT_hash_handle hh;
 };
 

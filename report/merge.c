@@ -82,6 +82,14 @@ static uint32_t intern_module(struct cs_report *r, const struct cs_module_block 
 		if (m->build_id_len == 0 && mb->build_id_len) {
 			memcpy(m->build_id, mb->build_id, mb->build_id_len);
 			m->build_id_len = mb->build_id_len;
+		} else if (m->build_id_len && mb->build_id_len && !m->builds_differ &&
+			   (m->build_id_len != mb->build_id_len ||
+			    memcmp(m->build_id, mb->build_id, mb->build_id_len))) {
+			m->builds_differ = 1;
+			cs_warn("report: %s: the files come from more than one build of it (their "
+				"build ids differ): its call sites are merged by offset and shown as "
+				"offsets; report each build's files apart",
+				mb->path);
 		}
 		return m->idx;
 	}

@@ -31,7 +31,8 @@ void cs_output_callsite(const struct cs_report *r, const struct cs_row *row,
 		return;
 	}
 	m = r->modules[row->k.module - 1];
-	cs_symbols_callsite(syms, m->path, m->build_id, m->build_id_len, row->k.offset, cs, cslen);
+	cs_symbols_callsite(m->builds_differ ? NULL : syms, m->path, m->build_id, m->build_id_len,
+			    row->k.offset, cs, cslen);
 	snprintf(mod, modlen, "%s", cs_util_basename(m->path));
 }
 

@@ -485,7 +485,7 @@ static void make_text(struct cs_view *v, size_t i, int source)
 		if (v->r->by == CS_BY_CALLSITE && row->k.module &&
 		    row->k.module <= v->r->nmodules) {
 			m = v->r->modules[row->k.module - 1];
-			cs_symbols_source(v->syms, m->path, m->build_id, m->build_id_len,
+			cs_symbols_source(m->builds_differ ? NULL : v->syms, m->path, m->build_id, m->build_id_len,
 					  row->k.offset, 1, cs, sizeof(cs));
 		}
 		t[3] = keep(v, cs, strlen(cs));
