@@ -454,6 +454,11 @@ int cs_diff_print(FILE *out, const struct cs_report *a, const struct cs_report *
 				       : (long)strlen(opt->sort)),
 			 opt->sort);
 		c = column(col);
+		if (c == -2 && strchr(col, ':')) {
+			cs_err("report: --sort %s: '%s' is no order (:asc or :desc)", opt->sort,
+			       strrchr(col, ':'));
+			return -EINVAL;
+		}
 		if (c == -2) {
 			cs_err("report: --sort %s: with --diff, one of function, calls_a, calls_b, "
 			       "calls_diff, calls_pct, mean_a ... mean_pct, p50_*, p90_*, p99_* "

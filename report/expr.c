@@ -406,6 +406,10 @@ int cs_derive_parse(const char *arg, struct cs_derive *d, char *err, size_t errl
 		return -EINVAL;
 	}
 	d->text = eq + 1;
+	if (!d->text[strspn(d->text, " \t\n")]) {
+		snprintf(err, errlen, "--derive %s: no expression after '='", d->name);
+		return -EINVAL;
+	}
 	ret = cs_expr_parse(d->text, &d->expr, err, errlen);
 	if (ret == -EINVAL) {
 		char msg[512];

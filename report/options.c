@@ -5,8 +5,10 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report/internal.h"
 
@@ -84,8 +86,9 @@ int cs_options_parse(struct cs_options *a, int c, const char *arg)
 	case CS_OPT_TOP:
 		errno = 0;
 		n = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || n == 0 || arg[0] == '-') {
-			cs_err("report: --top wants a positive number, not '%s'", arg);
+		/* 0: every row, as without it (and as cacheshim run's --top 0). */
+		if (errno || end == arg || *end || arg[0] == '-' || n > SIZE_MAX) {
+			cs_err("report: --top wants a number (0: every row), not '%s'", arg);
 			return -1;
 		}
 		a->top = (size_t)n;
@@ -133,6 +136,13 @@ int cs_options_parse(struct cs_options *a, int c, const char *arg)
 		ret = push(&a->search, &a->nsearch, arg);
 		break;
 	case CS_OPT_DIFF:
+		/* --diff --by callsite A B took "--by" for run A. */
+		if (arg[0] == '-' && arg[1] && access(arg, F_OK) != 0) {
+			cs_err("report: --diff A B: the two runs come right after --diff, not '%s' "
+			       "(options go before --diff or after B)",
+			       arg);
+			return -1;
+		}
 		a->diff = arg;
 		return 0;
 	case CS_OPT_NO_DEMANGLE:
@@ -302,6 +312,11 @@ int cs_options_after(struct cs_options *a, struct cs_report *r, struct cs_output
 	if (a->sort && !a->diff) {
 		sort_spec(a->sort, col, sizeof(col), &dir);
 		c = cs_view_column(col, o);
+		if (c < 0 && strchr(col, ':')) {
+			cs_err("report: --sort %s: '%s' is no order (:asc or :desc)", a->sort,
+			       strrchr(col, ':'));
+			return CS_EXIT_USAGE;
+		}
 		if (c < 0) {
 			cs_err("report: --sort %s: no such column (function, callsite, module, "
 			       "source, "

@@ -278,10 +278,12 @@ int cs_settings_parse(struct cs_settings *s, const char *(*getenv_fn)(const char
 		s->say_unmatched = 0; /* set by cacheshim run: it says them */
 		s->launcher = 1;
 	} else if (v) {
-		if (!parse_uint("CACHESHIM_UNMATCHED", v, 0, 1, &n))
-			s->say_unmatched = (int)n;
-		else
+		if (!strcmp(v, "0") || !strcmp(v, "1")) {
+			s->say_unmatched = v[0] == '1';
+		} else {
+			cs_log("CACHESHIM_UNMATCHED='%.40s' is not 0, 1 or run; using the default", v);
 			err = -EINVAL;
+		}
 	}
 	/* How calls are caught: entry patching where it is safe, GOT slots
 	 * for the rest (and for calls that never reach a patched entry). */

@@ -601,9 +601,9 @@ struct cs_site_block *cs_thread_site(struct cs_thread *t, uint32_t target, uint6
 	 * target, key): the file stays bounded and no call goes uncounted. */
 	if (!is_calibration(target) && !cs_site_rows_claim(target, callsite, key)) {
 		if (cs_g.settings.max_sites)
-			CS_LOG_ONCE("more than %llu call sites (CACHESHIM_MAX_SITES); further ones "
+			CS_LOG_ONCE("more than %llu call site%s (CACHESHIM_MAX_SITES); further ones "
 				    "are counted in an overflow row per function",
-				    (unsigned long long)cs_g.max_sites);
+				    (unsigned long long)cs_g.max_sites, cs_g.max_sites == 1 ? "" : "s");
 		else /* the limit came from the capacity (review helper 56) */
 			CS_LOG_ONCE("more than %llu call sites, as many as half the report file "
 				    "holds (CACHESHIM_CAPACITY_MB, CACHESHIM_MAX_SITES); further ones "

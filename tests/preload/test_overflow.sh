@@ -20,7 +20,7 @@ shim_run shim tsc cs_inner "$P/prog_sites" $A $B
 unset CACHESHIM_MAX_SITES
 [ "$status" -eq 0 ] || { show "$T/shim.err"; fail "prog_sites exits $status"; }
 same_output plain shim
-grep -q '^cacheshim: more than 1 call sites (CACHESHIM_MAX_SITES)' "$T/shim.err" ||
+grep -q '^cacheshim: more than 1 call site (CACHESHIM_MAX_SITES)' "$T/shim.err" ||
 	{ show "$T/shim.err"; fail "no overflow message"; }
 [ "$(wc -l <"$T/shim.err")" -eq 1 ] || { show "$T/shim.err"; fail "want one line on stderr"; }
 

@@ -108,7 +108,8 @@ check_err()
 	expect_status "$line" 2
 	expect_err "$line" "$msg"
 }
-check_err $LINENO "--derive x: unexpected end at position 1 of ''" --derive 'x='
+check_err $LINENO "--derive x: no expression after '='" --derive 'x='
+check_err $LINENO "--derive x: no expression after '='" --derive 'x=  '
 check_err $LINENO "--derive '=tsc': bad name" --derive '=tsc'
 check_err $LINENO "--derive '1x=tsc': bad name" --derive '1x=tsc'
 check_err $LINENO "--derive 'tsc': NAME=EXPR expected" --derive 'tsc'

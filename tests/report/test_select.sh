@@ -156,6 +156,7 @@ expect_status $LINENO 2
 expect_err $LINENO "report: --sort nosuch: no such column"
 run_cmd "$CS_CMD" report --sort mean:up "$V"
 expect_status $LINENO 2
+expect_err $LINENO "report: --sort mean:up: ':up' is no order (:asc or :desc)"
 for bad in , ,tsc tsc, 'tsc,,tsc'; do
 	run_cmd "$CS_CMD" report --event "$bad" "$V"
 	expect_status $LINENO 2
@@ -192,11 +193,22 @@ for opt in --debug-dir -d --search-path; do
 done
 run_cmd "$CS_CMD" report --debug-dir "$T" --search-path "$T" -f csv "$V"
 expect_status $LINENO 0
-for bad in 0 -1 x 3x; do
+for bad in -1 x 3x ''; do
 	run_cmd "$CS_CMD" report --top "$bad" "$V"
 	expect_status $LINENO 2
-	expect_err $LINENO "report: --top wants a positive number, not '$bad'"
+	expect_err $LINENO "report: --top wants a number (0: every row), not '$bad'"
 done
+# --top 0: every row, as without it (and as run's --top 0).
+run_cmd "$CS_CMD" report -f csv "$V"
+cp "$T/out" "$T/all.csv"
+run_cmd "$CS_CMD" report -f csv --top 0 "$V"
+expect_status $LINENO 0
+cmp -s "$T/out" "$T/all.csv" || fail $LINENO "--top 0 is not every row"
+# --diff takes its two runs right after it: an option there is said so
+# (it was taken for run A: "one run B after A, not more").
+run_cmd "$CS_CMD" report --diff --by callsite "$V" "$V"
+expect_status $LINENO 2
+expect_err $LINENO "report: --diff A B: the two runs come right after --diff, not '--by' (options go before --diff or after B)"
 
 # Options a mode does not apply are refused, never silently ignored.
 check_refused()

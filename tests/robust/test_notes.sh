@@ -51,7 +51,7 @@ C
 ${CC:-cc} -shared -fPIC -o libnote.so lib.c
 ${CC:-cc} -O0 -o main main.c -L. -lnote -Wl,-rpath,"$T"
 
-note="more than 1 call sites (CACHESHIM_MAX_SITES); further ones are counted in an overflow row per function"
+note="more than 1 call site (CACHESHIM_MAX_SITES); further ones are counted in an overflow row per function"
 
 # lines FILE TEXT: how many lines of FILE are exactly TEXT.
 lines()
