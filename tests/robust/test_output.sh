@@ -158,7 +158,7 @@ for closed in no yes; do
 	else
 		CACHESHIM_MAX_SITES=1 CACHESHIM_TARGETS=rt_leaf CACHESHIM_OUTPUT="$T/fd2.%p" \
 			LD_PRELOAD="$CS_SHIM" "$T/fd2" "$T/fd2-$closed.data" 2>"$T/fd2.err" || status=$?
-		grep -q '^cacheshim: .*call sites' "$T/fd2.err" ||
+		grep -q '^cacheshim: .*call site' "$T/fd2.err" ||
 			{ show "$T/fd2.err"; fail "fd2: no message about call sites with stderr open"; }
 	fi
 	[ "$status" = 0 ] || fail "fd2 (stderr closed: $closed): status $status"
