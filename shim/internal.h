@@ -1023,20 +1023,23 @@ struct cs_global {
 			      * fork belong to the parent's file */
 	uint64_t epoch; /* bumped when a module is unloaded: call-site
 			 * addresses may now belong to another module */
-	uint64_t refusal; /* CS_LOST_* of the last reservation refused
-			   * (shim/output.c): why a block was not made */
 	pid_t pid;
 };
 
 extern struct cs_global cs_g;
 
+/* CS_LOST_* of the thread's last reservation refused (shim/output.c): why
+ * its block was not made.  The thread's own: the calls that pass for want
+ * of that block are its calls (its site table). */
+extern __thread uint64_t cs_tls_refusal;
+
 /* A call let pass unrecorded, for reason why (CS_LOST_*, or 0 when the
- * reason is the last refused reservation's, if any): counted, and the
- * reason said in the file. */
+ * reason is the thread's last refused reservation's, if any): counted,
+ * and the reason said in the file. */
 static inline void cs_lost_call(uint64_t why)
 {
 	if (!why)
-		why = __atomic_load_n(&cs_g.refusal, __ATOMIC_RELAXED);
+		why = cs_tls_refusal;
 	if (!why)
 		why = CS_LOST_OTHER;
 	if (!cs_g.hdr)

@@ -620,10 +620,12 @@ void *cs_output_reserve(uint32_t size)
 	return cs_output_reserve_skewed(size, size, 8, 0);
 }
 
+__thread uint64_t cs_tls_refusal;
+
 /* No block: why, for the calls that go unrecorded for it (cs_lost_call). */
 static void *refused(uint64_t why)
 {
-	__atomic_store_n(&cs_g.refusal, why, __ATOMIC_RELAXED);
+	cs_tls_refusal = why;
 	return NULL;
 }
 
