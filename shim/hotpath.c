@@ -421,6 +421,21 @@ static inline uint64_t live_depth(struct cs_thread *t, const struct cs_frame *f)
 	return d;
 }
 
+/* An exception is unwinding the trampoline frame f (shim/unwindreg.c's
+ * personality routine): that call and every one below it are over, so
+ * they leave the nesting stack now.  Left there, they stayed until a new
+ * call at or above their frames: a call made after the catch through a
+ * deeper chain (a helper the catching function calls) found the
+ * abandoned entry on top, took it for its enclosing call and gave it its
+ * values, which the catching target's exclusive values then lacked. */
+void cs_hot_unwound(const struct cs_frame *f)
+{
+	struct cs_thread *t = cs_tls_thread;
+
+	if (t && t->ready == 1)
+		(void)live_depth(t, f);
+}
+
 static unsigned tail_depth(const struct cs_frame *f)
 {
 	unsigned n = 0;

@@ -341,6 +341,7 @@ static inline uint64_t cs_site_hash(uint32_t tag, uint64_t callsite)
 }
 
 extern __thread struct cs_thread *cs_tls_thread;
+void cs_hot_unwound(const struct cs_frame *f);
 /* threadstart.c: this thread's stack, learnt at its start (pthread_create
  * wrapped) or in the constructor (main thread); 0, 0 when unknown.
  * cs_tls_stack_floor: how far down it may grow when that is below

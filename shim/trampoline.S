@@ -192,6 +192,9 @@
 	.p2align 4
 cs_trampoline:
 	.cfi_startproc
+	/* An exception passing a measured call ends it in the nesting stack
+	 * (shim/unwindreg.c); pc-relative: the routine is in this object. */
+	.cfi_personality 0x1b, cs_trampoline_personality
 	.cfi_def_cfa %rsp, 16		/* the stub pushed the index */
 	.cfi_offset %rip, -8
 	pushq %rbp

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unwind.h>
 
 #include "shim/internal.h"
 
@@ -160,4 +161,62 @@ CS_EXPORT int backtrace(void **buf, int size)
 	if (!real_backtrace)
 		real_backtrace = (int (*)(void **, int))dlsym(RTLD_NEXT, "backtrace");
 	return real_backtrace ? real_backtrace(buf, size) : 0;
+}
+
+/* The trampoline's personality routine (its CFI names it): an exception,
+ * or a forced unwind (thread cancellation), passing a measured call's
+ * frame ends that call there, and the nesting stack drops it at once
+ * (cs_hot_unwound).  Nothing else: the search phase and every other
+ * frame go on as without it.  When a personality routine runs, libgcc's
+ * context holds the registers of the frame it is about (the trampoline's
+ * rbp, restored by the target's CFI) but the CFA of the frame below (the
+ * target's: the trampoline's stack pointer at the call), so the frame is
+ * rbp less the frame size, checked against that CFA (the target's frame
+ * lies below the trampoline's) and against this routine's own frame.
+ * The accessors are asked of the libgcc_s already loaded (a C++
+ * program's unwinder), never loaded for them. */
+static _Unwind_Word (*get_gr)(struct _Unwind_Context *, int);
+static _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+static int unwind_asked;
+
+__attribute__((visibility("hidden"))) _Unwind_Reason_Code
+cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
+			  struct _Unwind_Exception *ue, struct _Unwind_Context *ctx)
+{
+	_Unwind_Word (*gr)(struct _Unwind_Context *, int);
+	_Unwind_Word (*gc)(struct _Unwind_Context *);
+	uint64_t rbp, cfa, f;
+	void *h;
+
+	(void)cls;
+	(void)ue;
+	if (version != 1 || !(actions & _UA_CLEANUP_PHASE) || !ctx)
+		return _URC_CONTINUE_UNWIND;
+	if (!__atomic_load_n(&unwind_asked, __ATOMIC_ACQUIRE)) {
+		cs_guard_take();
+		h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+		if (h) {
+			gr = (_Unwind_Word(*)(struct _Unwind_Context *, int))dlsym(h, "_Unwind_GetGR");
+			gc = (_Unwind_Word(*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetCFA");
+			if (gr && gc) {
+				__atomic_store_n(&get_gr, gr, __ATOMIC_RELAXED);
+				__atomic_store_n(&get_cfa, gc, __ATOMIC_RELAXED);
+			}
+		}
+		cs_guard_drop();
+		__atomic_store_n(&unwind_asked, 1, __ATOMIC_RELEASE);
+	}
+	gr = __atomic_load_n(&get_gr, __ATOMIC_RELAXED);
+	gc = __atomic_load_n(&get_cfa, __ATOMIC_RELAXED);
+	if (!gr || !gc)
+		return _URC_CONTINUE_UNWIND;
+	rbp = (uint64_t)gr(ctx, 6); /* DWARF register 6: rbp */
+	cfa = (uint64_t)gc(ctx);
+	if (rbp < CS_FRAME_SIZE)
+		return _URC_CONTINUE_UNWIND;
+	f = rbp - CS_FRAME_SIZE;
+	if (cfa >= f || cfa <= (uint64_t)(uintptr_t)__builtin_frame_address(0))
+		return _URC_CONTINUE_UNWIND;
+	cs_hot_unwound((const struct cs_frame *)(uintptr_t)f);
+	return _URC_CONTINUE_UNWIND;
 }
