@@ -107,3 +107,11 @@ size_t cs_target_clone_base_len(const char *name)
 	}
 	return strlen(name);
 }
+
+const char *cs_target_spec_hint(const char *tok)
+{
+	if (strstr(tok, "::") || strchr(tok, '(') || !strncmp(tok, "operator", 8))
+		return " (C++ names are given mangled, as nm(1) lists them without -C: "
+		       "_ZN2ns3Foo3barEv, not ns::Foo::bar())";
+	return "";
+}

@@ -28,6 +28,11 @@ enum cs_target_spec_error {
  * *namelen to the length before ':' and *argn to N (0 without :argN). */
 enum cs_target_spec_error cs_target_spec(const char *tok, size_t *namelen, unsigned *argn);
 
+/* A hint for a bad entry tok that reads as a demangled C++ name
+ * (ns::f, f(int), operator new): that C++ names are given mangled; ""
+ * otherwise.  The shim and `cacheshim run` add it to their lines. */
+const char *cs_target_spec_hint(const char *tok);
+
 /* Length of the name a compiler clone was made from: "foo" of
  * "foo.constprop.0", "a.b" of "a.b.isra.0"; strlen(name) when name has no
  * clone suffix.  The shim matches a clone by that name (shim/entry.c), and

@@ -831,7 +831,9 @@ static int check_targets(const char *list, const char *what)
 			return CS_EXIT_USAGE;
 		}
 		if (err != CS_TSPEC_OK) {
-			cs_err("run: %s: '%s': %s", what, tok, why[err]);
+			cs_err("run: %s: '%s': %s%s", what, tok, why[err],
+			       err == CS_TSPEC_SUFFIX || err == CS_TSPEC_CHARS ? cs_target_spec_hint(tok)
+									: "");
 			return CS_EXIT_USAGE;
 		}
 		tok[namelen] = '\0';

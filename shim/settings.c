@@ -48,7 +48,8 @@ static int parse_target(struct cs_settings *s, const char *tok)
 	case CS_TSPEC_OK:
 		break;
 	case CS_TSPEC_SUFFIX:
-		cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN; ignored", tok);
+		cs_log("CACHESHIM_TARGETS: '%s': expected NAME or NAME:argN%s; ignored", tok,
+		       cs_target_spec_hint(tok));
 		return -EINVAL;
 	case CS_TSPEC_ARGN:
 		cs_log("CACHESHIM_TARGETS: '%s': N in :argN must be 1..16; ignored", tok);
@@ -57,8 +58,8 @@ static int parse_target(struct cs_settings *s, const char *tok)
 		cs_log("CACHESHIM_TARGETS: '%s' has no function name; ignored", tok);
 		return -EINVAL;
 	case CS_TSPEC_CHARS:
-		cs_log("CACHESHIM_TARGETS: '%.*s' is not a function name or glob; ignored",
-		       (int)namelen, tok);
+		cs_log("CACHESHIM_TARGETS: '%.*s' is not a function name or glob%s; ignored",
+		       (int)namelen, tok, cs_target_spec_hint(tok));
 		return -EINVAL;
 	case CS_TSPEC_ADDRESS:
 		cs_log("CACHESHIM_TARGETS: '%.*s' is neither a function name nor "

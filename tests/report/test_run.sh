@@ -374,6 +374,11 @@ expect_out $LINENO <<<"ran"
 refused $LINENO -t 'fn:bad' "run: -t: 'fn:bad': expected NAME or NAME:argN"
 refused $LINENO -t 'fn:arg17' "run: -t: 'fn:arg17': N in :argN must be 1..16"
 refused $LINENO -t 'ok, bad name' "run: -t: 'bad name': not a function name or glob"
+# A demangled C++ name: the line says C++ names are given mangled (review
+# helper 90: 'expected NAME or NAME:argN' alone left a C++ user guessing).
+cxxhint=" (C++ names are given mangled, as nm(1) lists them without -C: _ZN2ns3Foo3barEv, not ns::Foo::bar())"
+refused $LINENO -t 'ns::Foo::bar()' "run: -t: 'ns::Foo::bar()': expected NAME or NAME:argN$cxxhint"
+refused $LINENO -t 'operator new' "run: -t: 'operator new': not a function name or glob$cxxhint"
 refused $LINENO -t ':arg1' "run: -t: ':arg1': no function name"
 refused $LINENO -t 'lib.so+0xzz' "run: -t: 'lib.so+0xzz': neither a function name nor MODULE+0xOFFSET"
 refused $LINENO -t "$(seq -f 'f%g' 1 65 | paste -sd,)" "run: -t: more than 64 functions or patterns"
