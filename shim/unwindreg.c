@@ -174,9 +174,13 @@ CS_EXPORT int backtrace(void **buf, int size)
  * rbp less the frame size, checked against that CFA (the target's frame
  * lies below the trampoline's) and against this routine's own frame.
  * The accessors are asked of the libgcc_s already loaded (a C++
- * program's unwinder), never loaded for them. */
+ * program's unwinder), never loaded for them, and used only when that
+ * libgcc_s is the unwinder calling: another one (LLVM's libunwind, a
+ * static libgcc in the program) passes a context of its own layout,
+ * which libgcc_s's accessors would read as theirs. */
 static _Unwind_Word (*get_gr)(struct _Unwind_Context *, int);
 static _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+static void *libgcc_base; /* where that libgcc_s is loaded */
 static int unwind_asked;
 
 __attribute__((visibility("hidden"))) _Unwind_Reason_Code
@@ -186,6 +190,7 @@ cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception
 	_Unwind_Word (*gr)(struct _Unwind_Context *, int);
 	_Unwind_Word (*gc)(struct _Unwind_Context *);
 	uint64_t rbp, cfa, f;
+	Dl_info di;
 	void *h;
 
 	(void)cls;
@@ -198,7 +203,8 @@ cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception
 		if (h) {
 			gr = (_Unwind_Word(*)(struct _Unwind_Context *, int))dlsym(h, "_Unwind_GetGR");
 			gc = (_Unwind_Word(*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetCFA");
-			if (gr && gc) {
+			if (gr && gc && dladdr((void *)gr, &di) && di.dli_fbase) {
+				__atomic_store_n(&libgcc_base, di.dli_fbase, __ATOMIC_RELAXED);
 				__atomic_store_n(&get_gr, gr, __ATOMIC_RELAXED);
 				__atomic_store_n(&get_cfa, gc, __ATOMIC_RELAXED);
 			}
@@ -209,6 +215,10 @@ cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception
 	gr = __atomic_load_n(&get_gr, __ATOMIC_RELAXED);
 	gc = __atomic_load_n(&get_cfa, __ATOMIC_RELAXED);
 	if (!gr || !gc)
+		return _URC_CONTINUE_UNWIND;
+	/* Called by that libgcc_s's unwinder, or its context is not theirs. */
+	if (!dladdr(__builtin_return_address(0), &di) ||
+	    di.dli_fbase != __atomic_load_n(&libgcc_base, __ATOMIC_RELAXED))
 		return _URC_CONTINUE_UNWIND;
 	rbp = (uint64_t)gr(ctx, 6); /* DWARF register 6: rbp */
 	cfa = (uint64_t)gc(ctx);
