@@ -59,17 +59,32 @@ static const char *target_module(const struct cs_row *row)
 	return row->target && row->target->mod ? row->target->mod->path : "";
 }
 
-static char *row_key(const struct cs_report *r, const struct cs_row *row, char *fn, size_t *len)
+/* The file name of the function's module: the match of two runs (a
+ * library installed under another directory is still the same one). */
+static const char *target_module_name(const struct cs_row *row)
+{
+	const char *p = target_module(row), *base = strrchr(p, '/');
+
+	return base ? base + 1 : p;
+}
+
+/* The key of row: its function's name (not the label that says its module:
+ * a run holding an interposer's malloc labels libc's malloc@libc.so.6, a
+ * run without it malloc), the call site with --by callsite, and the file
+ * name of the function's module; full adds the module's whole path (two
+ * modules of one file name in one run). */
+static char *row_key(const struct cs_report *r, const struct cs_row *row, char *fn, size_t *len,
+		     int full)
 {
 	const char *mod = "";
 	char *key;
 	int n;
 
-	cs_merge_function(row, fn, CS_FUNCTION_MAX);
+	cs_merge_function_in_module(row, fn, CS_FUNCTION_MAX);
 	if (r->by == CS_BY_CALLSITE && row->k.module && row->k.module <= r->nmodules)
 		mod = r->modules[row->k.module - 1]->path;
-	n = asprintf(&key, "%s%c%s%c%llx%c%s", fn, 0, mod, 0, (unsigned long long)row->k.offset, 0,
-		     target_module(row));
+	n = asprintf(&key, "%s%c%s%c%llx%c%s%c%s", fn, 0, mod, 0, (unsigned long long)row->k.offset,
+		     0, target_module_name(row), 0, full ? target_module(row) : "");
 	if (n < 0)
 		return NULL;
 	*len = (size_t)n;
@@ -90,10 +105,19 @@ static int add_rows(struct drow **h, const struct cs_report *r, int side, struct
 	if (r->nrows && !rows)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		key = row_key(r, rows[i], fn, &len);
+		key = row_key(r, rows[i], fn, &len, 0);
 		if (!key)
 			goto nomem;
 		HASH_FIND(hh, *h, key, len, d);
+		if (d && (side ? d->b : d->a)) {
+			/* Another row of this run has that key: this one is
+			 * told apart by its module's path. */
+			free(key);
+			key = row_key(r, rows[i], fn, &len, 1);
+			if (!key)
+				goto nomem;
+			HASH_FIND(hh, *h, key, len, d);
+		}
 		if (d) {
 			free(key);
 		} else {
@@ -310,6 +334,13 @@ static int cmp_drow(const void *x, const void *y)
 	return c ? c : (a->klen > b->klen) - (a->klen < b->klen);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base ? base + 1 : path;
+}
+
 /* Rows of one function name but of functions in different modules would
  * show the same label: each gets "@module" (the file name of its module
  * path) after the name.  order is sorted by cmp_drow; sorted again after. */
@@ -318,17 +349,26 @@ static void label_modules(struct drow **order, size_t n)
 	size_t i, j, k;
 
 	for (i = 0; i < n; i = j) {
-		int differ = 0;
+		int differ = 0, paths = 0;
 
 		for (j = i + 1; j < n && !strcmp(order[j]->fn, order[i]->fn); j++)
 			differ |= strcmp(order[j]->tmod, order[i]->tmod) != 0;
+		/* Two modules of one file name (one library under two
+		 * directories): their whole paths tell them apart. */
+		for (k = i; differ && k < j && !paths; k++) {
+			size_t l;
+
+			for (l = k + 1; l < j && !paths; l++)
+				paths = strcmp(order[k]->tmod, order[l]->tmod) &&
+					!strcmp(base_name(order[k]->tmod), base_name(order[l]->tmod));
+		}
 		for (k = i; differ && k < j; k++) {
 			struct drow *d = order[k];
-			const char *base = strrchr(d->tmod, '/'), *m;
+			const char *m;
 			size_t len = strlen(d->fn);
 			char *shown = NULL;
 
-			m = base ? base + 1 : *d->tmod ? d->tmod : "?";
+			m = paths && *d->tmod ? d->tmod : *d->tmod ? base_name(d->tmod) : "?";
 			snprintf(d->fn + len, sizeof(d->fn) - len, "@%s", m);
 			/* The demangled name too (NULL: out of memory, shown as is). */
 			if (d->shown_fn && asprintf(&shown, "%s@%s", d->shown_fn, m) < 0)

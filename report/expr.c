@@ -436,7 +436,7 @@ int cs_derive_resolve(struct cs_derive *d, size_t n, const struct cs_report *r, 
 		/* Expressions find events first: the column could never be
 		 * named in one. */
 		for (e = 0; e < r->nevents; e++) {
-			if (strcmp(r->events[e].name, d[i].name) == 0) {
+			if (cs_event_same(r->events[e].name, d[i].name)) {
 				snprintf(err, errlen, "--derive %s: %s is the name of an event",
 					 d[i].name, d[i].name);
 				return -EINVAL;
@@ -450,8 +450,10 @@ int cs_derive_resolve(struct cs_derive *d, size_t n, const struct cs_report *r, 
 			name = cs_expr_var(d[i].expr, k);
 			/* The first event of that name; then earlier columns. */
 			for (e = 0; e < r->nevents; e++)
+				/* As files merge them: case aside, a software
+				 * event's other names. */
 				if (r->events[e].occurrence == 0 &&
-				    strcmp(r->events[e].name, name) == 0)
+				    cs_event_same(r->events[e].name, name))
 					break;
 			if (e < r->nevents) {
 				d[i].var[k] = (long)e;

@@ -445,6 +445,11 @@ struct cs_row {
 	 * (per thread); NULL unless cs_report.cold (cs_merge_cold). */
 	struct cs_agg **cold;
 	size_t ncold;
+	/* The distinct sets of events (bit e: report event e, for e < 64)
+	 * its blocks recorded values of: a derived column's events are over
+	 * the same calls only if no set holds some of them but not all. */
+	uint64_t *evsets;
+	size_t nevsets;
 	UT_hash_handle hh;
 };
 
@@ -567,6 +572,13 @@ char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
  * keyed target; "name@module+0xOFF..." when the report has several
  * functions of that name) into buf.  Returns buf. */
 char *cs_merge_function(const struct cs_row *row, char *buf, size_t len);
+/* As cs_merge_function, without the "@module" of functions of one name in
+ * different modules (--diff tells them apart by their module itself). */
+char *cs_merge_function_in_module(const struct cs_row *row, char *buf, size_t len);
+/* Whether the events of mask (bit e: report event e) were counted over
+ * different calls of row: one of its blocks recorded some of them, not
+ * all. */
+int cs_merge_mixed_events(const struct cs_row *row, uint64_t mask);
 /* Frees r and the files it kept; NULL is fine. */
 void cs_merge_free(struct cs_report *r);
 /* Hands f, already added with cs_merge_add, over to r, which frees it in

@@ -166,7 +166,7 @@ target_key(const struct cs_file *f, const struct cs_target_block *t, struct cs_t
 /* What tells ti apart from other functions of its name, into buf:
  * "@module+0xOFF" (another one in its module), "@module" (others in other
  * modules only: the file name of its module path), else "". */
-static void where(const struct cs_target_info *ti, char *buf, size_t len)
+static void where(const struct cs_target_info *ti, char *buf, size_t len, int modules)
 {
 	const char *base;
 
@@ -178,7 +178,7 @@ static void where(const struct cs_target_info *ti, char *buf, size_t len)
 			buf[0] = '@';
 			cs_targets_address(ti, buf + 1, len - 1);
 		}
-	} else if (*ti->name_modules > 1) {
+	} else if (modules && *ti->name_modules > 1) {
 		base = ti->mod ? strrchr(ti->mod->path, '/') : NULL;
 		snprintf(buf, len, "@%s", base ? base + 1 : ti->mod ? ti->mod->path : "?");
 	}
@@ -202,7 +202,7 @@ char *cs_merge_target_label(const struct cs_report *r, const struct cs_file *f,
 		HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
 	snprintf(buf, len, "%s", t->name);
 	if (ti && (n = strlen(buf)) + 1 < len)
-		where(ti, buf + n, len - n);
+		where(ti, buf + n, len - n, 1);
 	return buf;
 }
 
@@ -689,6 +689,25 @@ static int calib_median(const struct cs_file *f, struct cs_agg *a, uint32_t mask
 	return 0;
 }
 
+/* Adds set to the row's distinct event sets.  Returns 0 or -ENOMEM. */
+static int add_evset(struct cs_row *row, uint64_t set)
+{
+	uint64_t *n;
+	size_t i;
+
+	if (!set)
+		return 0;
+	for (i = 0; i < row->nevsets; i++)
+		if (row->evsets[i] == set)
+			return 0;
+	n = realloc(row->evsets, (row->nevsets + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n[row->nevsets++] = set;
+	row->evsets = n;
+	return 0;
+}
+
 /* The overheads of f: every call's, the calibration median; a nested
  * call's, the nested calibration's median less that (files of writers
  * before it: one bracket, as they were taken).  Returns 0 or -ENOMEM. */
@@ -771,7 +790,7 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 	struct cs_row_key k;
 	struct cs_row *row;
 	struct cs_agg *agg;
-	uint64_t n;
+	uint64_t n, evset;
 	size_t i;
 	unsigned e;
 
@@ -843,9 +862,12 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 		 * as a copy of them. */
 		if ((nb || row->other) && add_other(r, row, f, s, nb, evmap, ov))
 			return -ENOMEM;
+		evset = 0;
 		for (e = 0; e < h->nevents; e++) {
 			if (!cs_reader_event_usable(f, s, e) || stat_empty(&s->stat[e]))
 				continue;
+			if (evmap[e] < 64)
+				evset |= 1ull << evmap[e];
 			agg = row_agg(r, row, evmap[e]);
 			if (!agg)
 				return -ENOMEM;
@@ -865,6 +887,8 @@ static int add_sites(struct cs_report *r, const struct cs_file *f, struct cs_tar
 			if (nb)
 				agg->shift += (cs_u128)nb->children * ov->nested[r->self][e];
 		}
+		if (add_evset(row, evset))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -1018,19 +1042,19 @@ int cs_merge_not_counted(const struct cs_report *r, size_t ev)
 	return ev < r->nevents && r->events[ev].failed && !r->events[ev].counted;
 }
 
-char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
+static char *function_label(const struct cs_row *row, char *buf, size_t len, int modules)
 {
 	const struct cs_target_info *t = row->target;
 	char at[CS_TARGET_NAME_MAX + 64];
 	size_t n;
 
-	if (t && (*t->same_name > 1 || *t->name_modules > 1)) {
+	if (t && (*t->same_name > 1 || (modules && *t->name_modules > 1))) {
 		/* Two functions share the name (two static ones in two
 		 * files, an interposer's and libc's): where each one is
 		 * tells them apart. */
 		snprintf(at, sizeof(at), "%s", row->k.name);
 		n = strlen(at);
-		where(t, at + n, sizeof(at) - n);
+		where(t, at + n, sizeof(at) - n, modules);
 		if (row->k.key == CS_KEY_NONE)
 			snprintf(buf, len, "%s", at);
 		else
@@ -1051,6 +1075,26 @@ char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
 		snprintf(buf, len, "%s[arg%u:%llu]", row->k.name, row->k.argn,
 			 (unsigned long long)row->k.key);
 	return buf;
+}
+
+char *cs_merge_function(const struct cs_row *row, char *buf, size_t len)
+{
+	return function_label(row, buf, len, 1);
+}
+
+char *cs_merge_function_in_module(const struct cs_row *row, char *buf, size_t len)
+{
+	return function_label(row, buf, len, 0);
+}
+
+int cs_merge_mixed_events(const struct cs_row *row, uint64_t mask)
+{
+	size_t i;
+
+	for (i = 0; i < row->nevsets; i++)
+		if ((row->evsets[i] & mask) && (row->evsets[i] & mask) != mask)
+			return 1;
+	return 0;
 }
 
 void cs_merge_free(struct cs_report *r)
@@ -1079,6 +1123,7 @@ void cs_merge_free(struct cs_report *r)
 		for (i = 0; i < row->ncold; i++)
 			cs_stats_free(row->cold[i]);
 		free(row->cold);
+		free(row->evsets);
 		free(row);
 	}
 	HASH_ITER(hh, r->targets, t, tt)

@@ -540,7 +540,7 @@ static int derived(struct cs_view *v, size_t i, size_t j, long double *val)
 	long double vals[64];
 	int kinds[64];
 	const struct cs_agg *a;
-	uint64_t calls = 0;
+	uint64_t calls = 0, mask = 0;
 	int mixed = 0;
 	long e;
 
@@ -575,7 +575,13 @@ static int derived(struct cs_view *v, size_t i, size_t j, long double *val)
 		if (calls && a->n != calls)
 			mixed = 1;
 		calls = a->n;
+		if (e < 64)
+			mask |= 1ull << e;
 	}
+	/* As many calls each, but not the same ones (two runs of one
+	 * program, each with one of the events). */
+	if (!mixed && cs_merge_mixed_events(v->rows[i], mask))
+		mixed = 1;
 	v->dkind[idx] = (signed char)cs_expr_eval(d->expr, vals, kinds, &v->dval[idx]);
 	if (mixed && v->dkind[idx] == CS_CELL_NUM) {
 		v->dkind[idx] = CS_CELL_NONE;

@@ -202,6 +202,61 @@ static int same_name(void)
 	return ret;
 }
 
+/* samename_b.rpt: samename.rpt's program without the interposer: only
+ * libb.so's touch, 2 calls of 5 page faults; moved.rpt: the same with
+ * libb.so installed under another directory (review helper 89). */
+static int same_name_one(const char *name, const char *lib)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 301, 2, ev2);
+	uint32_t prog, b;
+	size_t s;
+	int i, ret;
+
+	prog = fx_module(f, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	b = fx_module(f, lib, NULL, 0, 0x7ffff7c00000);
+	s = fx_site(f, fx_target_at(f, "touch", b, 0x7ffff7c01100, CS_HOOK_ENTRY, 0), 301, prog,
+		    0x40, CS_KEY_NONE);
+	for (i = 0; i < 2; i++)
+		call2(f, s, 200, 5);
+	ret = fx_write(f, out(name), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
+/* disjoint_a.rpt and disjoint_b.rpt: two runs of one program, as many
+ * calls each, with another second event each (the first under another
+ * spelling): the events' means are over different calls (review helper
+ * 89). */
+static int disjoint(void)
+{
+	static const struct fx_event eva[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"perf::page-faults", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	static const struct fx_event evb[] = {
+		{"tsc", CS_EVENT_TSC, CS_EVENT_COUNTED},
+		{"perf::MINOR-FAULTS", CS_EVENT_PERF, CS_EVENT_COUNTED},
+	};
+	struct fx *a = fx_new("/usr/bin/prog", 210, 2, eva);
+	struct fx *b = fx_new("/usr/bin/prog", 211, 2, evb);
+	uint32_t m;
+	size_t s;
+	int ret;
+
+	m = fx_module(a, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	s = fx_site(a, fx_target(a, "work", m, 0, CS_HOOK_GOT), 210, m, 0x40, CS_KEY_NONE);
+	call2(a, s, 10, 4);
+	call2(a, s, 20, 4);
+	m = fx_module(b, "/nonexistent/prog", NULL, 0, 0x555555554000);
+	s = fx_site(b, fx_target(b, "work", m, 0, CS_HOOK_GOT), 211, m, 0x40, CS_KEY_NONE);
+	call2(b, s, 10, 1);
+	call2(b, s, 20, 1);
+	ret = fx_write(a, out("disjoint_a.rpt"), 1, 0) | fx_write(b, out("disjoint_b.rpt"), 1, 0);
+	fx_free(a);
+	fx_free(b);
+	return ret;
+}
+
 /* merge_a.rpt and merge_b.rpt: two processes of one program, the same
  * module under different ids, the events in another order, an event only
  * the second one has. */
@@ -1182,6 +1237,9 @@ int main(int argc, char **argv)
 	ret |= huge();
 	ret |= merge_files();
 	ret |= same_name();
+	ret |= same_name_one("samename_b.rpt", "/nonexistent/libb.so");
+	ret |= same_name_one("moved.rpt", "/elsewhere/libb.so");
+	ret |= disjoint();
 	ret |= running();
 	ret |= failed();
 	ret |= keyed();

@@ -83,6 +83,27 @@ END
 expect_line $LINENO "$T/err" 'cacheshim: warning: --derive m: its events were counted over different calls of a row (merged files measured different events); such rows have no value'
 [ "$(grep -c derive "$T/err")" = 1 ] || fail $LINENO "want one line, for m only"
 
+# Two runs of as many calls each, each with another second event (the
+# first spelled perf::page-faults, found as {perf::PAGE-FAULTS} as files
+# merge it): the means are over different calls, though as many (review
+# helper 89: m was 5, the check compared only the numbers of calls).
+run_cmd "$CS_CMD" report -f csv --event tsc --derive 'm={perf::PAGE-FAULTS}+{perf::MINOR-FAULTS}' \
+	"$T/disjoint_a.rpt" "$T/disjoint_b.rpt"
+expect_status $LINENO 0
+csv_pick function,m
+expect_out $LINENO <<'END'
+function,m
+work,
+END
+expect_line $LINENO "$T/err" 'cacheshim: warning: --derive m: its events were counted over different calls of a row (merged files measured different events); such rows have no value'
+run_cmd "$CS_CMD" report -f csv --event tsc --derive 'm={perf::PAGE-FAULTS}*2' "$T/disjoint_a.rpt"
+expect_status $LINENO 0
+csv_pick function,m
+expect_out $LINENO <<'END'
+function,m
+work,8
+END
+
 # Huge and tiny derived values: an exponent, whole (the CSV cut 1e200 to
 # 127 digits, the table printed 180 digits and an E; 1e-9 was 0).
 run_cmd "$CS_CMD" report -f csv --event tsc --function gamma --derive 'big=1e200' \

@@ -171,6 +171,38 @@ function,callsite,module,event,calls_a,calls_b,calls_diff,calls_pct,mean_a,mean_
 touch@liba.so,*,*,perf::PAGE-FAULTS,3,3,0,0,2,2,0,0,2,2,0,0,2,2,0,0,2,2,0,0,ok
 touch@libb.so,*,*,perf::PAGE-FAULTS,2,2,0,0,5,5,0,0,5,5,0,0,5,5,0,0,5,5,0,0,ok
 END
+# A run without the interposer (libb.so's touch only, labelled touch in
+# it): libb.so's rows match, liba.so's is only in A (review helper 89:
+# the key was each run's label, touch@libb.so against touch: no row
+# matched).  And a library installed under another directory is the same
+# function (the key had the module's whole path).
+run_cmd "$CS_CMD" report -f csv --diff "$T/samename.rpt" "$T/samename_b.rpt" --event perf::PAGE-FAULTS
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,status
+expect_out $LINENO <<'END'
+function,calls_a,calls_b,status
+touch@liba.so,3,0,only a
+touch@libb.so,2,2,ok
+END
+run_cmd "$CS_CMD" report -f csv --diff "$T/samename_b.rpt" "$T/moved.rpt" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,status
+expect_out $LINENO <<'END'
+function,calls_a,calls_b,status
+touch,2,2,ok
+END
+# One run holding both (merged: two modules of one file name): two rows,
+# told apart by the modules' paths.
+mkdir -p "$T/twopaths"
+cp "$T/samename_b.rpt" "$T/moved.rpt" "$T/twopaths/"
+run_cmd "$CS_CMD" report -f csv --diff "$T/twopaths" "$T/moved.rpt" --event tsc
+expect_status $LINENO 0
+csv_pick function,calls_a,calls_b,status
+expect_out $LINENO <<'END'
+function,calls_a,calls_b,status
+touch@/elsewhere/libb.so,2,2,ok
+touch@/nonexistent/libb.so,2,0,only a
+END
 # The report itself labels them so too, in the table and the CSV.
 run_cmd "$CS_CMD" report -f csv --by function --event tsc "$T/samename.rpt"
 expect_status $LINENO 0
