@@ -32,6 +32,9 @@ char *cs_util_u128(cs_u128 v, char *buf, size_t len);
  * under two of its names (perf::FAULTS).  Files and --event match events
  * so. */
 int cs_event_same(const char *a, const char *b);
+/* In a report's lost_why: a file lost calls without saying why (a writer
+ * before header.lost_why). */
+#define CS_LOST_UNSAID (1ull << 63)
 /* Why calls were not recorded (header.lost_why, CS_LOST_*): the reasons
  * set, for a person ("report file full (CACHESHIM_CAPACITY_MB), ...") or
  * as keywords ("file_full,..."), into buf; the generic list of reasons for
@@ -423,6 +426,9 @@ struct cs_target_info {
 	 * labelled name@module+0xOFF; else, modules with a function of
 	 * this name: above 1, name@module (the module's file name). */
 	const unsigned *same_name, *name_modules;
+	/* Modules of its module's file name with a function of this name:
+	 * above 1, the label names the module by its whole path. */
+	const unsigned *base_clash;
 	/* Whether --function matches its name (merge.c): 0 not known yet,
 	 * 1 no, 2 yes. */
 	int fn_match;
@@ -579,6 +585,10 @@ char *cs_merge_function_in_module(const struct cs_row *row, char *buf, size_t le
  * different calls of row: one of its blocks recorded some of them, not
  * all. */
 int cs_merge_mixed_events(const struct cs_row *row, uint64_t mask);
+/* Whether --function glob selects function ti: by its name (or the name
+ * demangled), or with an @ by name@FILE or name@PATH of its module
+ * (puts@libc.so.6). */
+int cs_merge_fn_glob(const char *glob, const struct cs_target_info *ti);
 /* Frees r and the files it kept; NULL is fine. */
 void cs_merge_free(struct cs_report *r);
 /* Hands f, already added with cs_merge_add, over to r, which frees it in

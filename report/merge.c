@@ -165,7 +165,8 @@ target_key(const struct cs_file *f, const struct cs_target_block *t, struct cs_t
 
 /* What tells ti apart from other functions of its name, into buf:
  * "@module+0xOFF" (another one in its module), "@module" (others in other
- * modules only: the file name of its module path), else "". */
+ * modules only: the file name of its module path, or the path where
+ * another module of that file name has one too), else "". */
 static void where(const struct cs_target_info *ti, char *buf, size_t len, int modules)
 {
 	const char *base;
@@ -179,7 +180,9 @@ static void where(const struct cs_target_info *ti, char *buf, size_t len, int mo
 			cs_targets_address(ti, buf + 1, len - 1);
 		}
 	} else if (modules && *ti->name_modules > 1) {
-		base = ti->mod ? strrchr(ti->mod->path, '/') : NULL;
+		/* The whole path where two modules of one file name have it
+		 * (one library under two directories). */
+		base = ti->mod && *ti->base_clash < 2 ? strrchr(ti->mod->path, '/') : NULL;
 		snprintf(buf, len, "@%s", base ? base + 1 : ti->mod ? ti->mod->path : "?");
 	}
 }
@@ -214,7 +217,7 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	const struct cs_module_block *m;
 	struct cs_target_key k;
 	struct cs_target_info *ti;
-	struct cs_name_count *c, *m2;
+	struct cs_name_count *c, *m2, *b3;
 
 	m = target_key(f, t, &k);
 	if (m) {
@@ -224,20 +227,28 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	}
 	HASH_FIND(hh, r->targets, &k, sizeof(k), ti);
 	if (!ti) {
-		char key[CS_TARGET_NAME_MAX + 16];
+		char key[CS_TARGET_NAME_MAX + 4096 + 16];
+		const char *path = k.module ? r->modules[k.module - 1]->path : "",
+			   *base = strrchr(path, '/');
 
 		snprintf(key, sizeof(key), "%s%c%u", k.name, 1, k.module);
 		c = name_count(r, key);
 		snprintf(key, sizeof(key), "%s%c", k.name, 2);
 		m2 = name_count(r, key);
+		snprintf(key, sizeof(key), "%s%c%s", k.name, 3, base ? base + 1 : path);
+		b3 = name_count(r, key);
 		ti = calloc(1, sizeof(*ti));
-		if (!c || !m2 || !ti) {
+		if (!c || !m2 || !b3 || !ti) {
 			free(ti);
 			return NULL;
 		}
-		if (!c->n)
-			m2->n++; /* the first of this name in this module */
+		if (!c->n) {
+			/* The first of this name in this module. */
+			m2->n++;
+			b3->n++;
+		}
 		ti->name_modules = &m2->n;
+		ti->base_clash = &b3->n;
 		ti->k = k;
 		ti->mod = k.module ? r->modules[k.module - 1] : NULL;
 		ti->addr = t->addr;
@@ -473,6 +484,32 @@ static int add_cold(struct cs_row *row, size_t ev, const struct cs_stat *st, uin
 	return 0;
 }
 
+/* A glob with an @ (puts@libc.so.6, as labels name a function of a name
+ * other modules have too) matches name@FILE or name@PATH of the
+ * function's module, whatever the label of this report. */
+static int fn_at_module(const char *glob, const char *name, const struct cs_target_info *ti)
+{
+	char buf[CS_TARGET_NAME_MAX + 4096 + 2];
+	const char *path = ti->mod ? ti->mod->path : NULL, *demangled = NULL;
+	char *d = NULL;
+	int hit = 0, k;
+
+	if (!path || !strchr(glob, '@'))
+		return 0;
+	for (k = 0; k < 2 && !hit; k++) {
+		const char *n = k ? demangled : name;
+
+		if (k && !(n = d = cs_demangle(name, CS_DEMANGLE_CUT)))
+			break;
+		snprintf(buf, sizeof(buf), "%s@%s", n, cs_util_basename(path));
+		hit = fnmatch(glob, buf, 0) == 0;
+		snprintf(buf, sizeof(buf), "%s@%s", n, path);
+		hit |= fnmatch(glob, buf, 0) == 0;
+	}
+	free(d);
+	return hit;
+}
+
 /* 1 when site s (of target t, merged into ti) is selected by --function
  * (the name as the file has it or demangled) and --module.  fnmatch per
  * site: a few hundred ns, only when filters were given. */
@@ -509,10 +546,16 @@ static int selected(const struct cs_report *r, const struct cs_file *f,
 	if (!ti->fn_match) {
 		ti->fn_match = 1;
 		for (i = 0; i < r->nfn_globs && ti->fn_match == 1; i++)
-			if (cs_demangle_fnmatch(r->fn_globs[i], t->name, CS_DEMANGLE_CUT) == 0)
+			if (cs_merge_fn_glob(r->fn_globs[i], ti))
 				ti->fn_match = 2;
 	}
 	return ti->fn_match == 2;
+}
+
+int cs_merge_fn_glob(const char *glob, const struct cs_target_info *ti)
+{
+	return cs_demangle_fnmatch(glob, ti->k.name, CS_DEMANGLE_CUT) == 0 ||
+	       fn_at_module(glob, ti->k.name, ti);
 }
 
 /* Adds the notes of f to r: each text once per file. */
@@ -583,7 +626,9 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 	fi->pid = f->hdr->pid;
 	fi->incomplete = f->incomplete;
 	fi->lost_calls = f->hdr->lost_calls;
-	fi->lost_why = f->hdr->lost_calls ? f->hdr->lost_why & CS_LOST_ALL : 0;
+	fi->lost_why = !f->hdr->lost_calls		     ? 0
+		       : f->hdr->lost_why & CS_LOST_ALL ? f->hdr->lost_why & CS_LOST_ALL
+							: CS_LOST_UNSAID;
 	fi->tsc_hz = f->hdr->tsc_hz;
 	fi->session = f->hdr->session;
 	/* Thread blocks of earlier writers are shorter: no such field. */

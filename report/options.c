@@ -225,7 +225,7 @@ static int matches_a_function(const struct cs_report *r, const char *glob)
 
 	HASH_ITER(hh, r->targets, t, tmp)
 	{
-		if (cs_demangle_fnmatch(glob, t->k.name, CS_DEMANGLE_CUT) == 0)
+		if (cs_merge_fn_glob(glob, t))
 			return 1;
 	}
 	return 0;

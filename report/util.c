@@ -20,11 +20,12 @@ static const struct {
 	{CS_LOST_FILE_FULL, "file_full", "report file full (CACHESHIM_CAPACITY_MB)"},
 	{CS_LOST_NO_ROOM, "no_room",
 	 "report file could not grow (file system full, quota or RLIMIT_FSIZE)"},
-	{CS_LOST_SEALED, "sealed", "report file sealed at exit"},
+	{CS_LOST_SEALED, "sealed", "report file sealed (at exit, or during an exec)"},
 	{CS_LOST_THREAD, "thread", "thread without counters or past its end"},
 	{CS_LOST_SECCOMP, "seccomp", "a seccomp filter refused the shim's system calls"},
 	{CS_LOST_MEMORY, "memory", "out of memory"},
 	{CS_LOST_OTHER, "other", "a call site's block not made"},
+	{CS_LOST_UNSAID, "unsaid", NULL},
 };
 
 int cs_event_same(const char *a, const char *b)
@@ -43,8 +44,9 @@ char *cs_util_lost_why(uint64_t why, int keywords, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	if (!(why & CS_LOST_ALL) && !keywords) {
-		/* A file of an earlier writer: it did not say. */
+	if (((why & CS_LOST_UNSAID) || !(why & CS_LOST_ALL)) && !keywords) {
+		/* A file of an earlier writer: it did not say (then every
+		 * reason it may have had, the others' among them). */
 		snprintf(buf, len, "file full, file sealed at exit, thread without counters or "
 				   "past its end, re-entry, or a seccomp filter");
 		return buf;

@@ -517,8 +517,9 @@ static __attribute__((noinline, cold)) uint64_t slow_or_lost(void)
 static __attribute__((noinline, cold)) uint64_t not_made(struct cs_thread *t)
 {
 	inc32(&t->not_made_calls);
-	if (!(t->not_made_calls & (CS_NOT_MADE_RECHECK - 1)))
-		return slow_or_lost();
+	/* (Under a seccomp filter no try: still why the block was not made.) */
+	if (!(t->not_made_calls & (CS_NOT_MADE_RECHECK - 1)) && !cs_g.sandboxed)
+		return CS_ENTER_SLOW;
 	cs_lost_call(0); /* why the block was not made */
 	return CS_ENTER_PASS;
 }

@@ -105,16 +105,21 @@ static uint32_t events_open(const struct cs_thread *t)
 	return open;
 }
 
-static struct cs_thread *thread_create(void)
+/* A new thread's state, or NULL with *why CS_LOST_MEMORY or
+ * CS_LOST_THREAD (its counters did not open). */
+static struct cs_thread *thread_create(uint64_t *why)
 {
 	struct cs_thread *t = map_zeroed(sizeof(*t));
 	struct cs_thread_block *b;
 
+	*why = CS_LOST_MEMORY;
 	if (!t)
 		return NULL;
 	t->tid = (uint32_t)gettid();
 	t->sites = table_new(CS_SITE_TABLE_MIN);
-	if (!t->sites || cs_events_open_thread(t) < 0) {
+	if (t->sites && cs_events_open_thread(t) < 0)
+		*why = CS_LOST_THREAD;
+	if (!t->sites || *why == CS_LOST_THREAD) {
 		table_free_all(t->sites);
 		munmap(t, sizeof(*t));
 		return NULL;
@@ -688,10 +693,11 @@ uint64_t cs_thread_enter_slow(struct cs_frame *f)
 		cs_tls_thread = t = &disabled_thread;
 	}
 	if (!t) {
-		t = thread_create();
+		t = thread_create(&why);
 		cs_tls_thread = t ? t : &disabled_thread;
 		if (!t)
 			goto pass;
+		why = CS_LOST_THREAD;
 	}
 	if (!t->ready)
 		goto pass;

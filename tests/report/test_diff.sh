@@ -203,6 +203,32 @@ function,calls_a,calls_b,status
 touch@/elsewhere/libb.so,2,2,ok
 touch@/nonexistent/libb.so,2,0,only a
 END
+# --function selects one of them as labelled (name@FILE or name@PATH of
+# its module; it matched the bare name only).
+run_cmd "$CS_CMD" report -f csv --by function --event tsc --function 'touch@/elsewhere/*' "$T"/twopaths/*.rpt
+expect_status $LINENO 0
+csv_pick function,calls
+expect_out $LINENO <<'END'
+function,calls
+touch@/elsewhere/libb.so,2
+END
+run_cmd "$CS_CMD" report -f csv --by function --event tsc --function 'touch@liba.so' "$T/samename.rpt"
+expect_status $LINENO 0
+csv_pick function,calls
+expect_out $LINENO <<'END'
+function,calls
+touch@liba.so,3
+END
+# The report of that run labels them by their paths too (both were
+# touch@libb.so).
+run_cmd "$CS_CMD" report -f csv --by function --event tsc "$T"/twopaths/*.rpt
+expect_status $LINENO 0
+csv_pick function,calls
+expect_out $LINENO <<'END'
+function,calls
+touch@/elsewhere/libb.so,2
+touch@/nonexistent/libb.so,2
+END
 # The report itself labels them so too, in the table and the CSV.
 run_cmd "$CS_CMD" report -f csv --by function --event tsc "$T/samename.rpt"
 expect_status $LINENO 0

@@ -148,6 +148,22 @@ run_cmd "$CS_CMD" report "$H" "$H2"
 expect_status $LINENO 0
 expect_line $LINENO "$T/out" 'calls not recorded (file full, file sealed at exit, thread without counters or past its end, re-entry, or a seccomp filter): 18446744073709551616'
 expect_line $LINENO "$T/out" 'set-up:   18446744073709551616 TSC ticks spent by the shim making call sites and blocks; what ran inside measured calls is taken off their tsc'
+# The same files saying why (a writer with header.lost_why: the file's
+# capacity, and a thread without counters): only those reasons; merged
+# with a file that did not say, every possible one, and "unsaid" in JSON.
+for c in 5 6; do other_run "$H" "$T/huge_$c.rpt" "$c"; done
+printf '\x09' | dd of="$T/huge_5.rpt" bs=1 seek=96 conv=notrunc status=none
+printf '\x01' | dd of="$T/huge_6.rpt" bs=1 seek=96 conv=notrunc status=none
+run_cmd "$CS_CMD" report "$T/huge_5.rpt" "$T/huge_6.rpt"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'calls not recorded (report file full (CACHESHIM_CAPACITY_MB); thread without counters or past its end): 18446744073709551616'
+run_cmd "$CS_CMD" report "$T/huge_5.rpt" "$H2"
+expect_status $LINENO 0
+expect_line $LINENO "$T/out" 'calls not recorded (file full, file sealed at exit, thread without counters or past its end, re-entry, or a seccomp filter): 18446744073709551616'
+run_cmd "$CS_CMD" report -f json "$T/huge_5.rpt" "$H2"
+expect_status $LINENO 0
+grep -qF '"lost_why":["file_full","thread","unsaid"],"setup_ticks"' "$T/out" ||
+	fail $LINENO "JSON totals' lost_why is not file_full, thread, unsaid"
 run_cmd "$CS_CMD" report -f json "$H" "$H2"
 expect_status $LINENO 0
 for k in entered lost_calls setup_ticks; do
