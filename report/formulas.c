@@ -324,8 +324,10 @@ static void fill_fline(struct fline *l, const struct cs_report *r, const struct 
 	/* Names are the program's bytes: no control character reaches the
 	 * terminal (the CSV quotes them).  Cut as the event tables cut them,
 	 * in the escaping: cutting its output split escapes and characters. */
-	cs_util_escape_cut(dfn ? dfn : fn, CS_NAME_COLUMNS, l->name[F_FUNCTION], FNAME);
-	cs_util_escape_cut(dcs ? dcs : cs, CS_NAME_COLUMNS, l->name[F_CALLSITE], FNAME);
+	cs_util_escape_cut_keep(dfn ? dfn : fn, cs_util_label_suffix(dfn ? dfn : fn, 0, 1),
+				CS_NAME_COLUMNS, l->name[F_FUNCTION], FNAME);
+	cs_util_escape_cut_keep(dcs ? dcs : cs, cs_util_label_suffix(dcs ? dcs : cs, 1, 0),
+				CS_NAME_COLUMNS, l->name[F_CALLSITE], FNAME);
 	free(dfn);
 	free(dcs);
 	cs_util_escape_cut(mod, CS_NAME_COLUMNS, l->name[F_MODULE], FNAME);

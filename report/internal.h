@@ -40,6 +40,14 @@ int cs_event_same(const char *a, const char *b);
  * as keywords ("file_full,..."), into buf; the generic list of reasons for
  * 0 (a file of an earlier writer).  Returns buf. */
 char *cs_util_lost_why(uint64_t why, int keywords, char *buf, size_t len);
+/* cs_util_escape_cut, keeping the last keep bytes of s whole after the
+ * "..." (a call site's +0xOFF, a label's @module or [argN:K], which tell
+ * rows apart that the cut would make alike). */
+char *cs_util_escape_cut_keep(const char *s, size_t keep, size_t cols, char *buf, size_t len);
+/* The bytes at the end of label t that tell rows apart, for
+ * cs_util_escape_cut_keep: a call site's "+0xOFF", a function's
+ * "@module..." and "[argN:K]"; 0 when none. */
+size_t cs_util_label_suffix(const char *t, int callsite, int function);
 /* Writes v as a plain decimal: an integer when v is integral, else fixed
  * with up to 3 decimals, trailing zeros dropped; from 2^64 on (beyond any
  * counter's value) 15 significant digits with an exponent, "1e+200", a

@@ -373,7 +373,7 @@ static void text_cell(struct cs_view *v, size_t i, int col, int truncate, char *
 	/* Names are the program's bytes: no control character reaches the
 	 * terminal (CSV, JSON and HTML quote them their own way).  Cut in
 	 * the escaping: cutting its output split escapes and characters. */
-	cs_util_escape_cut(t, truncate ? CS_NAME_COLUMNS : 0, buf, len);
+	cs_util_escape_cut_keep(t, cs_util_label_suffix(t, col == CS_COL_CALLSITE, col == CS_COL_FUNCTION), truncate ? CS_NAME_COLUMNS : 0, buf, len);
 }
 
 /* Formats rows order[0, n) with columns cols[0, ncols) for event ev (the

@@ -467,6 +467,53 @@ char *cs_util_escape_cut(const char *s, size_t cols, char *buf, size_t len)
 	return escape_cut(s, cols, buf, len, 1);
 }
 
+size_t cs_util_label_suffix(const char *t, int callsite, int function)
+{
+	size_t n = strlen(t), i;
+	const char *at, *arg, *p;
+
+	if (callsite) {
+		for (i = n; i > 0 && isxdigit((unsigned char)t[i - 1]); i--)
+			;
+		return i >= 3 && i < n && !strncmp(t + i - 3, "+0x", 3) ? n - (i - 3) : 0;
+	}
+	if (!function)
+		return 0;
+	arg = NULL;
+	if (n && t[n - 1] == ']')
+		for (p = strstr(t, "[arg"); p; p = strstr(p + 1, "[arg"))
+			arg = p;
+	at = strrchr(t, '@');
+	if (at && (!arg || at < arg))
+		return n - (size_t)(at - t);
+	return arg ? n - (size_t)(arg - t) : 0;
+}
+
+char *cs_util_escape_cut_keep(const char *s, size_t keep, size_t cols, char *buf, size_t len)
+{
+	size_t n = strlen(s), sw, used;
+	char *head;
+
+	if (!keep || keep >= n || !cols)
+		return escape_cut(s, cols, buf, len, 1);
+	escape_cut(s + n - keep, 0, buf, len, 1);
+	sw = cs_util_width(buf, strlen(buf));
+	escape_cut(s, 0, buf, len, 1);
+	/* The end alone wider than the column, or the whole fits: as is. */
+	if (sw + 4 > cols || cs_util_width(buf, strlen(buf)) <= cols)
+		return escape_cut(s, cols, buf, len, 1);
+	head = strndup(s, n - keep);
+	if (!head)
+		return escape_cut(s, cols, buf, len, 1);
+	/* The head cut to what the end leaves ("..." after it), then the end. */
+	escape_cut(head, cols - sw, buf, len, 1);
+	free(head);
+	used = strlen(buf);
+	if (used < len)
+		escape_cut(s + n - keep, 0, buf + used, len - used, 1);
+	return buf;
+}
+
 /* s escaped, whole, in a malloc'd string (NULL when out of memory), with
  * backslashes doubled or not. */
 static char *escape_dup(const char *s, int backslash)

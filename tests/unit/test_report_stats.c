@@ -496,6 +496,45 @@ static void test_escape(void)
 	CU_ASSERT_EQUAL(cs_util_field("\xc3\xa9", 3), 4);
 }
 
+/* A label cut to the column keeps what tells rows apart: two call sites
+ * of one long function (+0x29 and +0x44 printed alike), a function's
+ * module and argument class. */
+static const struct {
+	int line;
+	const char *in;
+	int callsite;
+	size_t cols;
+	const char *want;
+} keep_cases[] = {
+	{__LINE__, "long_function_name_abcdefghijklmnop+0x29", 1, 20, "long_functio...+0x29"},
+	{__LINE__, "long_function_name_abcdefghijklmnop+0x44", 1, 20, "long_functio...+0x44"},
+	{__LINE__, "short+0x29", 1, 20, "short+0x29"},
+	{__LINE__, "no_offset_at_the_end_of_this_name", 1, 20, "no_offset_at_the_..."},
+	{__LINE__, "a_long_function_name_here@libfoo.so", 0, 24, "a_long_func...@libfoo.so"},
+	{__LINE__, "a_long_function_name_here[arg2:64]", 0, 24, "a_long_funct...[arg2:64]"},
+	{__LINE__, "a_long_function_name@libx.so+0x10[arg1:8]", 0, 30,
+	 "a_long...@libx.so+0x10[arg1:8]"},
+	{__LINE__, "operator[] of some very long class name", 0, 20, "operator[] of som..."},
+	/* An end wider than the column: cut as any name. */
+	{__LINE__, "f@/a/very/long/path/to/some/library.so", 0, 20, "f@/a/very/long/pa..."},
+};
+
+static void test_escape_keep(void)
+{
+	char buf[256];
+	size_t i, keep;
+
+	for (i = 0; i < sizeof(keep_cases) / sizeof(keep_cases[0]); i++) {
+		keep = cs_util_label_suffix(keep_cases[i].in, keep_cases[i].callsite,
+					    !keep_cases[i].callsite);
+		cs_util_escape_cut_keep(keep_cases[i].in, keep, keep_cases[i].cols, buf, sizeof(buf));
+		CU_ASSERT_STRING_EQUAL(buf, keep_cases[i].want);
+		if (strcmp(buf, keep_cases[i].want))
+			printf("\nline %d: got %s\n", keep_cases[i].line, buf);
+		CU_ASSERT(cs_util_width(buf, strlen(buf)) <= keep_cases[i].cols);
+	}
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -512,6 +551,7 @@ int main(void)
 	CU_add_test(s, "merge keeps min and max", test_merge_minmax);
 	CU_add_test(s, "number formatting", test_format);
 	CU_add_test(s, "names escaped and cut", test_escape);
+	CU_add_test(s, "labels cut keep their ends", test_escape_keep);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
