@@ -172,7 +172,9 @@ struct cs_target_block {
 	uint32_t argn; /* keyed by argument argn (1-based), 0 = not keyed */
 	uint64_t addr; /* run-time address */
 	uint32_t got_slots; /* GOT slots patched */
-	uint32_t reserved;
+	uint32_t data_words; /* words of data pointing at it patched (vtables,
+			      * tables of function pointers: R_X86_64_64);
+			      * 0 in files of earlier writers */
 	char name[CS_TARGET_NAME_MAX];
 };
 

@@ -426,6 +426,7 @@ struct cs_target_info {
 	uint64_t addr; /* run-time address in the first file, for module 0 */
 	uint32_t how; /* CS_HOOK_* of every file, or'ed */
 	uint32_t got_slots; /* the most any file patched */
+	uint32_t data_words; /* of words of data (vtables): the most any file */
 	cs_u128 calls; /* measured calls, over all its sites */
 	struct cs_refusal_info *refusals; /* distinct reasons, in file order */
 	size_t nrefusals, refusals_cap;

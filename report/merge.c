@@ -260,6 +260,8 @@ static struct cs_target_info *intern_target(struct cs_report *r, const struct cs
 	ti->how |= t->how;
 	if (t->got_slots > ti->got_slots)
 		ti->got_slots = t->got_slots;
+	if (t->data_words > ti->data_words)
+		ti->data_words = t->data_words;
 	return ti;
 }
 

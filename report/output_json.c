@@ -485,6 +485,8 @@ static int jtargets(FILE *out, const struct cs_report *r, int raw_names)
 		jstr(out, cs_targets_how(t));
 		fputc(',', out);
 		ju64(out, "got_slots", t->got_slots);
+		fputc(',', out);
+		ju64(out, "data_words", t->data_words);
 		fprintf(out, ",\"hidden\":%s,", t->how & CS_HOOK_HIDDEN ? "true" : "false");
 		ju128(out, "calls", t->calls);
 		fputs(",\"refusals\":[", out);

@@ -30,11 +30,18 @@ static const char *how_text(const struct cs_target_info *t, char *buf, size_t le
 {
 	const char *how = cs_targets_how(t);
 
+	char words[48] = "";
+
+	/* Words of data (a vtable) pointed at the wrapper, as GOT slots are. */
+	if (t->data_words)
+		snprintf(words, sizeof(words), ", %u data word%s", t->data_words,
+			 t->data_words == 1 ? "" : "s");
 	if (strcmp(how, "entry+got") == 0)
-		snprintf(buf, len, "entry + GOT (%u slot%s)", t->got_slots,
-			 t->got_slots == 1 ? "" : "s");
+		snprintf(buf, len, "entry + GOT (%u slot%s%s)", t->got_slots,
+			 t->got_slots == 1 ? "" : "s", words);
 	else if (strcmp(how, "got") == 0)
-		snprintf(buf, len, "GOT (%u slot%s)", t->got_slots, t->got_slots == 1 ? "" : "s");
+		snprintf(buf, len, "GOT (%u slot%s%s)", t->got_slots, t->got_slots == 1 ? "" : "s",
+			 words);
 	else if (strcmp(how, "got-refused") == 0)
 		snprintf(buf, len, "GOT (entry refused)");
 	else if (strcmp(how, "refused") == 0)
@@ -240,7 +247,7 @@ int cs_targets_print_csv(FILE *out, const struct cs_report *r)
 	v = cs_merge_targets(r, &n);
 	if (r->ntargets && !v)
 		return -ENOMEM;
-	fputs("function,module,address,how,got_slots,hidden,calls,reason\n", out);
+	fputs("function,module,address,how,got_slots,hidden,calls,reason,data_words\n", out);
 	for (i = 0; i < n; i++) {
 		if (!cs_targets_listed(r, v[i]))
 			continue;
@@ -252,7 +259,7 @@ int cs_targets_print_csv(FILE *out, const struct cs_report *r)
 		fprintf(out, ",%s,%u,%d,%llu,", cs_targets_how(v[i]), v[i]->got_slots,
 			(v[i]->how & CS_HOOK_HIDDEN) != 0, (unsigned long long)v[i]->calls);
 		cs_csv_field(out, cs_targets_reason(v[i], buf, sizeof(buf)));
-		fputc('\n', out);
+		fprintf(out, ",%u\n", v[i]->data_words);
 	}
 	free(v);
 	return cs_util_flushed(out);

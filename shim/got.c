@@ -530,6 +530,8 @@ static void patch_reloc(const struct dyn_info *d, const ElfW(Rela) * r, int pat)
 	cs_settings_matched(&cs_g.settings, pat, name);
 	if (!data)
 		cs_g.targets[idx].block->got_slots++;
+	else
+		cs_g.targets[idx].block->data_words++;
 	patched_total++;
 }
 

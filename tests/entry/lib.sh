@@ -26,7 +26,7 @@ hook_run()
 
 # targets_csv NAME: the per-target table of run NAME (`cacheshim report
 # --targets --format csv`: function,module,address,how,got_slots,hidden,
-# calls,reason) in $T/NAME.tgt.
+# calls,reason,data_words) in $T/NAME.tgt.
 targets_csv()
 {
 	if ! "$CS_CMD" report --targets --format csv "$T/$1.csr" >"$T/$1.tgt" \

@@ -30,15 +30,15 @@ run_cmd "$CS_CMD" report --targets --format csv "$T/targets.rpt"
 expect_status $LINENO 0
 expect_no_err $LINENO
 expect_out $LINENO <<'END'
-function,module,address,how,got_slots,hidden,calls,reason
-both,/nonexistent/libfoo.so.1,libfoo.so.1+0x4000,entry+got,1,0,1,
-hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,5,
-helper,/nonexistent/prog,prog+0x1600,entry,0,1,2,
-helper,/nonexistent/prog,prog+0x1700,entry,0,1,5,
-malloc,/nonexistent/libfoo.so.1,libfoo.so.1+0x2000,got,3,0,4,
-st_lookup,/nonexistent/libfoo.so.1,libfoo.so.1+0x3000,got-refused,2,0,1,a direct branch lands inside the patched bytes (+0x3)
-tiny,/nonexistent/prog,prog+0x1500,refused,0,1,0,shorter than the patch (3 bytes)
-unhooked,,0x400070,none,0,0,0,
+function,module,address,how,got_slots,hidden,calls,reason,data_words
+both,/nonexistent/libfoo.so.1,libfoo.so.1+0x4000,entry+got,1,0,1,,0
+hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,5,,0
+helper,/nonexistent/prog,prog+0x1600,entry,0,1,2,,0
+helper,/nonexistent/prog,prog+0x1700,entry,0,1,5,,0
+malloc,/nonexistent/libfoo.so.1,libfoo.so.1+0x2000,got,3,0,4,,0
+st_lookup,/nonexistent/libfoo.so.1,libfoo.so.1+0x3000,got-refused,2,0,1,a direct branch lands inside the patched bytes (+0x3),0
+tiny,/nonexistent/prog,prog+0x1500,refused,0,1,0,shorter than the patch (3 bytes),0
+unhooked,,0x400070,none,0,0,0,,0
 END
 
 # Two processes loaded at other addresses: one row per function (offsets
@@ -48,25 +48,25 @@ END
 run_cmd "$CS_CMD" report --targets -f csv "$T/targets.rpt" "$T/targets_b.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<'END'
-function,module,address,how,got_slots,hidden,calls,reason
-both,/nonexistent/libfoo.so.1,libfoo.so.1+0x4000,entry+got,1,0,1,
-hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,10,
-helper,/nonexistent/prog,prog+0x1600,entry,0,1,4,
-helper,/nonexistent/prog,prog+0x1700,entry,0,1,10,
-malloc,/nonexistent/libfoo.so.1,libfoo.so.1+0x2000,got,3,0,8,
-st_lookup,/nonexistent/libfoo.so.1,libfoo.so.1+0x3000,got-refused,2,0,2,a direct branch lands inside the patched bytes (+0x3)
-tiny,/nonexistent/prog,prog+0x1500,refused,0,1,0,shorter than the patch (3 bytes); loop instruction in the patched bytes (+0x1); loop instruction in the patched bytes (+0x20); loop instruction in the patched bytes (+0x30); loop instruction in the patched bytes (+0x40); loop instruction in the patched bytes (+0x50)
-unhooked,,0x400070,none,0,0,0,
+function,module,address,how,got_slots,hidden,calls,reason,data_words
+both,/nonexistent/libfoo.so.1,libfoo.so.1+0x4000,entry+got,1,0,1,,0
+hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,10,,0
+helper,/nonexistent/prog,prog+0x1600,entry,0,1,4,,0
+helper,/nonexistent/prog,prog+0x1700,entry,0,1,10,,0
+malloc,/nonexistent/libfoo.so.1,libfoo.so.1+0x2000,got,3,0,8,,0
+st_lookup,/nonexistent/libfoo.so.1,libfoo.so.1+0x3000,got-refused,2,0,2,a direct branch lands inside the patched bytes (+0x3),0
+tiny,/nonexistent/prog,prog+0x1500,refused,0,1,0,shorter than the patch (3 bytes); loop instruction in the patched bytes (+0x1); loop instruction in the patched bytes (+0x20); loop instruction in the patched bytes (+0x30); loop instruction in the patched bytes (+0x40); loop instruction in the patched bytes (+0x50),0
+unhooked,,0x400070,none,0,0,0,,0
 END
 
 # --function selects targets by name.
 run_cmd "$CS_CMD" report --targets -f csv --function 'h*' "$T/targets.rpt"
 expect_status $LINENO 0
 expect_out $LINENO <<'END'
-function,module,address,how,got_slots,hidden,calls,reason
-hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,5,
-helper,/nonexistent/prog,prog+0x1600,entry,0,1,2,
-helper,/nonexistent/prog,prog+0x1700,entry,0,1,5,
+function,module,address,how,got_slots,hidden,calls,reason,data_words
+hash_aref,/nonexistent/libfoo.so.1,libfoo.so.1+0x1130,entry,0,0,5,,0
+helper,/nonexistent/prog,prog+0x1600,entry,0,1,2,,0
+helper,/nonexistent/prog,prog+0x1700,entry,0,1,5,,0
 END
 
 # The two helpers: in process b both are called from prog+0x2300, which

@@ -29,7 +29,16 @@ same_output plain got
 no_shim_lines got
 report_csv got --by function
 want_count got "function=rt_leaf,event=tsc" calls $((4 * N))
-echo "CACHESHIM_HOOK=got: the tables and the GOT agree; $((4 * N)) calls counted"
+# --targets says how: its GOT slot and the tables' two data words (it said
+# "GOT (1 slot)" of a function whose calls came through data words too).
+"$CS_CMD" report --targets "$T/got.csr" >"$T/got.targets" 2>&1 ||
+	{ show "$T/got.targets"; fail "report --targets failed"; }
+grep -q 'GOT (1 slot, 2 data words)' "$T/got.targets" ||
+	{ show "$T/got.targets"; fail "--targets does not count the data words"; }
+"$CS_CMD" report --targets --format csv "$T/got.csr" >"$T/got.tcsv" 2>&1
+[ "$(csv_select "$T/got.tcsv" "function=rt_leaf" got_slots,data_words)" = "$(printf '1\t2')" ] ||
+	{ show "$T/got.tcsv"; fail "--targets CSV: want 1 slot and 2 data words"; }
+echo "CACHESHIM_HOOK=got: the tables and the GOT agree; $((4 * N)) calls counted; 1 slot and 2 data words said"
 
 # The same program built without PIE: its PLT entry for rt_leaf is the
 # function's canonical address (the tables and the pointer hold it; dlsym
