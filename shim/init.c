@@ -404,6 +404,7 @@ __attribute__((constructor)) static void cs_init(void)
 	 * its counts. */
 	__register_atfork(before_fork, after_fork_in_parent, after_fork_child, NULL);
 	cs_modules_scan();
+	cs_unwind_accessors(); /* libgcc_s of a C++ program: there from the start */
 	cs_g.enabled = 1;
 	cs_quickexit_register();
 	patch_all();

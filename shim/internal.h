@@ -839,6 +839,9 @@ void cs_unwind_init(void);
 void cs_unwind_add(void *blob);
 /* Registers the waiting blobs if libgcc_s.so.1 has been loaded since. */
 void cs_unwind_flush(void);
+/* Learns libgcc_s's accessors for the trampoline's personality routine
+ * once libgcc_s is loaded (asks the loader: never inside an unwind). */
+void cs_unwind_accessors(void);
 /* The module map saw a module loaded from path (shim/modules.c). */
 void cs_unwind_saw(const char *path);
 /* In a forked child: the lock as new (its holder stayed in the parent). */

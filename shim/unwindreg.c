@@ -126,6 +126,7 @@ void cs_unwind_add(void *blob)
 
 void cs_unwind_flush(void)
 {
+	cs_unwind_accessors();
 	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED) ||
 	    (!__atomic_load_n(&register_frame, __ATOMIC_ACQUIRE) &&
 	     !__atomic_load_n(&libgcc_seen, __ATOMIC_ACQUIRE)) ||
@@ -157,6 +158,7 @@ CS_EXPORT int backtrace(void **buf, int size)
 		flush_locked();
 		pthread_mutex_unlock(&lock);
 	}
+	cs_unwind_accessors();
 	errno = saved;
 	if (!real_backtrace)
 		real_backtrace = (int (*)(void **, int))dlsym(RTLD_NEXT, "backtrace");
@@ -173,15 +175,52 @@ CS_EXPORT int backtrace(void **buf, int size)
  * target's: the trampoline's stack pointer at the call), so the frame is
  * rbp less the frame size, checked against that CFA (the target's frame
  * lies below the trampoline's) and against this routine's own frame.
- * The accessors are asked of the libgcc_s already loaded (a C++
- * program's unwinder), never loaded for them, and used only when that
- * libgcc_s is the unwinder calling: another one (LLVM's libunwind, a
- * static libgcc in the program) passes a context of its own layout,
- * which libgcc_s's accessors would read as theirs. */
+ * The accessors are those of the libgcc_s already loaded (a C++
+ * program's unwinder), used only when that libgcc_s is the unwinder
+ * calling: another one (LLVM's libunwind, a static libgcc in the
+ * program) passes a context of its own layout, which libgcc_s's
+ * accessors would read as theirs.
+ *
+ * The routine takes no lock: it runs inside the program's unwind, which
+ * takes none of the loader's (glibc's _dl_find_object).  Asking the
+ * loader there (dlopen, dlsym, dladdr: the loader's lock) hung a thread
+ * throwing through a target while it held a mutex that a library's
+ * constructor, in another thread's dlopen, waited for (review helper
+ * 91).  So the accessors and where that libgcc_s lies are learnt before,
+ * outside any unwind (cs_unwind_accessors: at start, after a dlopen),
+ * and the routine only compares addresses.  The handle kept keeps
+ * libgcc_s, and so that range, for good. */
 static _Unwind_Word (*get_gr)(struct _Unwind_Context *, int);
 static _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
-static void *libgcc_base; /* where that libgcc_s is loaded */
-static int unwind_asked;
+static uintptr_t libgcc_lo, libgcc_hi; /* where that libgcc_s is loaded */
+
+void cs_unwind_accessors(void)
+{
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+	_Unwind_Word (*gr)(struct _Unwind_Context *, int);
+	_Unwind_Word (*gc)(struct _Unwind_Context *);
+	struct dl_find_object fo;
+	void *h;
+
+	if (__atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE) ||
+	    (!__atomic_load_n(&register_frame, __ATOMIC_ACQUIRE) &&
+	     !__atomic_load_n(&libgcc_seen, __ATOMIC_ACQUIRE)))
+		return;
+	cs_guard_take();
+	h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	if (h) {
+		gr = (_Unwind_Word(*)(struct _Unwind_Context *, int))dlsym(h, "_Unwind_GetGR");
+		gc = (_Unwind_Word(*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetCFA");
+		if (gr && gc && _dl_find_object((void *)gr, &fo) == 0) {
+			__atomic_store_n(&libgcc_lo, (uintptr_t)fo.dlfo_map_start, __ATOMIC_RELAXED);
+			__atomic_store_n(&libgcc_hi, (uintptr_t)fo.dlfo_map_end, __ATOMIC_RELAXED);
+			__atomic_store_n(&get_gr, gr, __ATOMIC_RELAXED);
+			__atomic_store_n(&get_cfa, gc, __ATOMIC_RELEASE);
+		}
+	}
+	cs_guard_drop();
+#endif
+}
 
 __attribute__((visibility("hidden"))) _Unwind_Reason_Code
 cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
@@ -189,36 +228,20 @@ cs_trampoline_personality(int version, _Unwind_Action actions, _Unwind_Exception
 {
 	_Unwind_Word (*gr)(struct _Unwind_Context *, int);
 	_Unwind_Word (*gc)(struct _Unwind_Context *);
+	uintptr_t from = (uintptr_t)__builtin_return_address(0);
 	uint64_t rbp, cfa, f;
-	Dl_info di;
-	void *h;
 
 	(void)cls;
 	(void)ue;
 	if (version != 1 || !(actions & _UA_CLEANUP_PHASE) || !ctx)
 		return _URC_CONTINUE_UNWIND;
-	if (!__atomic_load_n(&unwind_asked, __ATOMIC_ACQUIRE)) {
-		cs_guard_take();
-		h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-		if (h) {
-			gr = (_Unwind_Word(*)(struct _Unwind_Context *, int))dlsym(h, "_Unwind_GetGR");
-			gc = (_Unwind_Word(*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetCFA");
-			if (gr && gc && dladdr((void *)gr, &di) && di.dli_fbase) {
-				__atomic_store_n(&libgcc_base, di.dli_fbase, __ATOMIC_RELAXED);
-				__atomic_store_n(&get_gr, gr, __ATOMIC_RELAXED);
-				__atomic_store_n(&get_cfa, gc, __ATOMIC_RELAXED);
-			}
-		}
-		cs_guard_drop();
-		__atomic_store_n(&unwind_asked, 1, __ATOMIC_RELEASE);
-	}
+	gc = __atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE);
 	gr = __atomic_load_n(&get_gr, __ATOMIC_RELAXED);
-	gc = __atomic_load_n(&get_cfa, __ATOMIC_RELAXED);
 	if (!gr || !gc)
 		return _URC_CONTINUE_UNWIND;
 	/* Called by that libgcc_s's unwinder, or its context is not theirs. */
-	if (!dladdr(__builtin_return_address(0), &di) ||
-	    di.dli_fbase != __atomic_load_n(&libgcc_base, __ATOMIC_RELAXED))
+	if (from < __atomic_load_n(&libgcc_lo, __ATOMIC_RELAXED) ||
+	    from >= __atomic_load_n(&libgcc_hi, __ATOMIC_RELAXED))
 		return _URC_CONTINUE_UNWIND;
 	rbp = (uint64_t)gr(ctx, 6); /* DWARF register 6: rbp */
 	cfa = (uint64_t)gc(ctx);
