@@ -630,6 +630,16 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 					     : "undecodable instruction in the window";
 			return -1;
 		}
+		/* In the function (not its padding): most likely a debugger's
+		 * breakpoint (gdb's `break f` before the program ran).  Moved
+		 * into the copy, it trapped where the debugger knows of no
+		 * breakpoint, and the byte the debugger restores at the entry
+		 * landed on the patch (SIGTRAP, then SIGSEGV: review helper
+		 * 91). */
+		if (a < func_end && x.in.mnemonic == ZYDIS_MNEMONIC_INT3) {
+			*why = "int3 in the window (a debugger's breakpoint?)";
+			return -1;
+		}
 		if (check_movable(&x, a, a + x.in.length - patch >= CS_PATCH_JMP_SIZE, why))
 			return -1;
 		ninsn++;

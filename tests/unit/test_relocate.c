@@ -177,6 +177,11 @@ static const uint8_t f_call_below[] = {0x53, 0xff, 0x54, 0x24, 0xf0, 0xc3};
  * slot */
 static const uint8_t f_call_index[] = {0x53, 0x55, 0xff, 0x14, 0xc4, 0xc3};
 
+/* push %rbp (gdb's int3 over it); mov %rsp,%rbp; pop %rbp; ret, and a
+ * breakpoint on the second instruction of endbr64; push %rbx; ... */
+static const uint8_t f_int3[] = {0xcc, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
+static const uint8_t f_endbr_int3[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xcc, 0x48, 0x89, 0xe5, 0x5b, 0xc3};
+
 struct plan_case {
 	int line;
 	const uint8_t *code;
@@ -192,6 +197,10 @@ struct plan_case {
 #define CODE(a) a, sizeof(a)
 
 static const struct plan_case plan_cases[] = {
+	{__LINE__, CODE(f_int3), sizeof(f_int3), 0, 0, 0, 0,
+	 "int3 in the window (a debugger's breakpoint?)", 0},
+	{__LINE__, CODE(f_endbr_int3), sizeof(f_endbr_int3), 0, 0, 0, 0,
+	 "int3 in the window (a debugger's breakpoint?)", 4},
 	{__LINE__, CODE(f_endbr), sizeof(f_endbr), 0, 1, 4, 8, NULL, 0},
 	{__LINE__, CODE(f_ripmov), sizeof(f_ripmov), 0, 1, 0, 6, NULL, 0},
 	{__LINE__, CODE(f_jcc), sizeof(f_jcc), 0, 1, 0, 9, NULL, 0},
