@@ -227,7 +227,9 @@ cs_trampoline:
 	leaq 24(%rbp), %rax
 	movq %rax, F_ARGS
 	andq $-16, %rsp
-	cld
+	/* No cld: DF is clear at a call and at a return (the ABI; a signal
+	 * handler starts with it clear too), and two of them were ~1 ns of
+	 * every call. */
 	leaq -FS(%rbp), %rdi
 	call cs_hot_enter
 	cmpq $2, %rax			/* CS_ENTER_SLOW */
@@ -307,7 +309,6 @@ cs_trampoline_return:			/* a target's return address */
 	movq %r9, F_R9_OUT
 	movq %r10, F_R10_OUT
 	movq %r11, F_R11_OUT
-	cld
 	leaq -FS(%rbp), %rdi
 	call cs_hot_exit
 	testq %rax, %rax		/* CS_EXIT_SLOW: a block to make */
