@@ -23,9 +23,10 @@
  * around its call of the target, so that nothing of this file is inside
  * a call's own bracket (only inside an enclosing call's).
  *
- * Measured (callgrind, `tsc` alone, one call site): ~125 instructions in
- * cs_hot_enter and ~165 in the exit, besides the trampoline's ~145 (64 of
- * them the stack-argument copy).  Work between fences runs as chains of
+ * Measured (callgrind, `tsc` alone, one call site; session 19): ~154
+ * instructions in cs_hot_enter (its inlined hash included) and ~167 in the
+ * exit, besides the trampoline's ~148 (64 of them the stack-argument copy,
+ * 5 its 64-byte alignment and the frame-pointer slot).  Work between fences runs as chains of
  * dependent loads (target, thread, table, slot, site; the value into its
  * histogram bucket), so latency costs more than count: the trampoline
  * and site lookup with no statistics are already ~1.31x the rdtsc floor;
