@@ -209,3 +209,14 @@ is_num()
 {
 	num_eq "$1" "$1"
 }
+
+# need_cxx: CXX is the C++ compiler of the tests (CXX_FOR_TESTS, else g++),
+# or the test is skipped.
+need_cxx()
+{
+	CXX=${CXX_FOR_TESTS:-g++}
+	if ! command -v "$CXX" >/dev/null 2>&1; then
+		echo "SKIP: no C++ compiler ($CXX)"
+		exit 77
+	fi
+}

@@ -11,11 +11,7 @@
 set -eu
 . "${CS_SRCDIR:-$(dirname "$0")/../..}/tests/robust/robust-test.sh"
 
-CXX=${CXX_FOR_TESTS:-g++}
-if ! command -v "$CXX" >/dev/null 2>&1; then
-	echo "SKIP: no C++ compiler ($CXX)"
-	exit 77
-fi
+need_cxx
 cc=${CC:-cc}
 cd "$T"
 cat >ctor.c <<'C'
