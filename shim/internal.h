@@ -1048,7 +1048,7 @@ static inline void cs_lost_call(uint64_t why)
 		why = CS_LOST_OTHER;
 	if (!cs_g.hdr)
 		return;
-	if (why && !(__atomic_load_n(&cs_g.hdr->lost_why, __ATOMIC_RELAXED) & why))
+	if (!(__atomic_load_n(&cs_g.hdr->lost_why, __ATOMIC_RELAXED) & why))
 		__atomic_fetch_or(&cs_g.hdr->lost_why, why, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&cs_g.hdr->lost_calls, 1, __ATOMIC_RELAXED);
 }

@@ -117,9 +117,9 @@ static struct cs_thread *thread_create(uint64_t *why)
 		return NULL;
 	t->tid = (uint32_t)gettid();
 	t->sites = table_new(CS_SITE_TABLE_MIN);
-	if (t->sites && cs_events_open_thread(t) < 0)
-		*why = CS_LOST_THREAD;
-	if (!t->sites || *why == CS_LOST_THREAD) {
+	if (!t->sites || cs_events_open_thread(t) < 0) {
+		if (t->sites)
+			*why = CS_LOST_THREAD;
 		table_free_all(t->sites);
 		munmap(t, sizeof(*t));
 		return NULL;
