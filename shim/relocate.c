@@ -608,6 +608,7 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 	struct fn f = {&d, code, func, func_end, limit_end};
 	uint64_t patch = func, a;
 	unsigned ninsn = 0;
+	int ended = 0; /* an unconditional ret, jmp, ud2 or hlt met in the window */
 	struct insn x;
 
 	*why_off = 0;
@@ -635,13 +636,17 @@ int cs_reloc_plan(const uint8_t *code, uint64_t func, uint64_t func_end, uint64_
 		 * into the copy, it trapped where the debugger knows of no
 		 * breakpoint, and the byte the debugger restores at the entry
 		 * landed on the patch (SIGTRAP, then SIGSEGV: review helper
-		 * 91). */
-		if (a < func_end && x.in.mnemonic == ZYDIS_MNEMONIC_INT3) {
+		 * 91).  After a ret or jmp it is the function's own padding
+		 * (-mharden-sls: `ret; int3` inside the symbol's size): not
+		 * reached from the window, and no debugger puts one there. */
+		if (a < func_end && !ended && x.in.mnemonic == ZYDIS_MNEMONIC_INT3) {
 			*why = "int3 in the window (a debugger's breakpoint?)";
 			return -1;
 		}
 		if (check_movable(&x, a, a + x.in.length - patch >= CS_PATCH_JMP_SIZE, why))
 			return -1;
+		if (is_terminator(&x))
+			ended = 1;
 		ninsn++;
 	}
 	if (a - patch > sizeof(plan->orig)) {

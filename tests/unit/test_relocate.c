@@ -181,6 +181,10 @@ static const uint8_t f_call_index[] = {0x53, 0x55, 0xff, 0x14, 0xc4, 0xc3};
  * breakpoint on the second instruction of endbr64; push %rbx; ... */
 static const uint8_t f_int3[] = {0xcc, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
 static const uint8_t f_endbr_int3[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xcc, 0x48, 0x89, 0xe5, 0x5b, 0xc3};
+/* gcc -O2 -mharden-sls=all of `int inc(int x) { return x + 1; }`: lea
+ * 0x1(%rdi),%eax; ret; int3 (the int3 inside the symbol's 5 bytes), then
+ * padding: entry-patched before the int3 check refused the window */
+static const uint8_t f_sls_ret_int3[] = {0x8d, 0x47, 0x01, 0xc3, 0xcc, 0x66, 0x90, 0x90};
 
 struct plan_case {
 	int line;
@@ -201,6 +205,7 @@ static const struct plan_case plan_cases[] = {
 	 "int3 in the window (a debugger's breakpoint?)", 0},
 	{__LINE__, CODE(f_endbr_int3), sizeof(f_endbr_int3), 0, 0, 0, 0,
 	 "int3 in the window (a debugger's breakpoint?)", 4},
+	{__LINE__, CODE(f_sls_ret_int3), 5, 0, 1, 0, 5, NULL, 0},
 	{__LINE__, CODE(f_endbr), sizeof(f_endbr), 0, 1, 4, 8, NULL, 0},
 	{__LINE__, CODE(f_ripmov), sizeof(f_ripmov), 0, 1, 0, 6, NULL, 0},
 	{__LINE__, CODE(f_jcc), sizeof(f_jcc), 0, 1, 0, 9, NULL, 0},
