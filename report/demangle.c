@@ -44,10 +44,58 @@ static size_t mangled_len(const char *s)
 	return n;
 }
 
-char *cs_demangle(const char *name, size_t cut)
+/* The variant of a constructor or destructor that mangled (n bytes) names,
+ * as words to show after its demangled name d, or "" (a plain function,
+ * or the complete-object one that calls know).  The demangled names of
+ * ~Foo()'s deleting (D0), complete (D1) and base-object (D2) variants, or
+ * Foo()'s complete (C1), base-object (C2) and allocating (C3) ones, are
+ * the same: two rows of a report looked alike.  The code is found by
+ * trying the other digit: a variant code demangles alike with it, the
+ * same letters inside a name (fooD0) do not. */
+static const char *variant(const char *mangled, size_t n, const char *d)
 {
-	size_t n, dlen, rest;
+	static const struct {
+		char code[3], other;
+		const char *words;
+	} v[] = {
+		{"D0", '1', " [deleting]"},	  {"D2", '1', " [base object]"},
+		{"C2", '1', " [base object]"}, {"C3", '1', " [allocating]"},
+	};
+	char *copy;
+	size_t i, k;
+	int status, same;
+
+	if (n < 6 || strncmp(mangled, "_ZN", 3))
+		return "";
+	for (i = n - 3; i >= 3; i--) {
+		if ((mangled[i] != 'C' && mangled[i] != 'D') || mangled[i + 2] != 'E')
+			continue;
+		for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			char *o;
+
+			if (strncmp(mangled + i, v[k].code, 2))
+				continue;
+			copy = strndup(mangled, n);
+			if (!copy)
+				return "";
+			copy[i + 1] = v[k].other;
+			o = cxa_demangle(copy, NULL, NULL, &status);
+			same = o && status == 0 && !strcmp(o, d);
+			free(o);
+			free(copy);
+			if (same)
+				return v[k].words;
+		}
+	}
+	return "";
+}
+
+/* cs_demangle, the variant's words added or not. */
+static char *demangle(const char *name, size_t cut, int marked)
+{
+	size_t n, dlen, rest, wlen;
 	char *mangled, *d, *out;
+	const char *words;
 	int status = -1;
 
 	if (strncmp(name, "_Z", 2) != 0)
@@ -65,33 +113,47 @@ char *cs_demangle(const char *name, size_t cut)
 	if (!mangled)
 		return NULL;
 	d = cxa_demangle(mangled, NULL, NULL, &status);
-	free(mangled);
 	if (!d || status != 0) {
+		free(mangled);
 		free(d);
 		return NULL;
 	}
+	/* (Only names with C or D then a digit then E are tried again.) */
+	words = marked ? variant(mangled, n, d) : "";
+	free(mangled);
 	dlen = strlen(d);
+	wlen = strlen(words);
 	rest = strlen(name + n);
-	out = malloc(dlen + rest + 1);
+	out = malloc(dlen + wlen + rest + 1);
 	if (out) {
 		memcpy(out, d, dlen);
-		memcpy(out + dlen, name + n, rest + 1);
+		memcpy(out + dlen, words, wlen);
+		memcpy(out + dlen + wlen, name + n, rest + 1);
 	}
 	free(d);
 	return out;
 }
 
+char *cs_demangle(const char *name, size_t cut)
+{
+	return demangle(name, cut, 1);
+}
+
 int cs_demangle_fnmatch(const char *glob, const char *name, size_t cut)
 {
 	char *d;
-	int ret;
+	int ret, marked;
 
 	if (fnmatch(glob, name, 0) == 0)
 		return 0;
-	d = cs_demangle(name, cut);
-	if (!d)
-		return FNM_NOMATCH;
-	ret = fnmatch(glob, d, 0);
-	free(d);
+	/* As shown ("*[deleting]" selects deleting destructors), and without
+	 * the variant's words ('ns::Base::~Base()' selects every variant). */
+	for (marked = 1, ret = FNM_NOMATCH; marked >= 0 && ret; marked--) {
+		d = demangle(name, cut, marked);
+		if (!d)
+			return FNM_NOMATCH;
+		ret = fnmatch(glob, d, 0);
+		free(d);
+	}
 	return ret;
 }
