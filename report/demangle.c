@@ -65,10 +65,16 @@ static const char *variant(const char *mangled, size_t n, const char *d)
 	size_t i, k;
 	int status, same;
 
-	if (n < 6 || strncmp(mangled, "_ZN", 3))
+	/* A nested name, or a thunk to one (_ZThn8_N...D0Ev: a non-virtual
+	 * thunk to the deleting destructor, next to the complete one's). */
+	if (n < 6 || (strncmp(mangled, "_ZN", 3) && strncmp(mangled, "_ZTh", 4) &&
+		      strncmp(mangled, "_ZTv", 4) && strncmp(mangled, "_ZTc", 4)))
 		return "";
+	/* After the code: the end of the nested name (E), a constructor
+	 * template's arguments (C2IdEET_) or an ABI tag (C2B5cxx11Ev). */
 	for (i = n - 3; i >= 3; i--) {
-		if ((mangled[i] != 'C' && mangled[i] != 'D') || mangled[i + 2] != 'E')
+		if ((mangled[i] != 'C' && mangled[i] != 'D') ||
+		    (mangled[i + 2] != 'E' && mangled[i + 2] != 'I' && mangled[i + 2] != 'B'))
 			continue;
 		for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 			char *o;
@@ -118,7 +124,7 @@ static char *demangle(const char *name, size_t cut, int marked)
 		free(d);
 		return NULL;
 	}
-	/* (Only names with C or D then a digit then E are tried again.) */
+	/* (Only names with C or D, a digit, then E, I or B are tried again.) */
 	words = marked ? variant(mangled, n, d) : "";
 	free(mangled);
 	dlen = strlen(d);

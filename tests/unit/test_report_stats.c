@@ -551,6 +551,13 @@ static void test_demangle_variants(void)
 		{"_ZN3Foo5fooD0Ev", "Foo::fooD0()"},
 		{"_ZN3Foo4aC2EEv", "Foo::aC2E()"},
 		{"_ZN2ns4BaseD0Ev.cold", "ns::Base::~Base() [clone .cold] [deleting]"},
+		/* A constructor template's arguments, an ABI tag, a thunk. */
+		{"_ZN2ns4BaseC1IdEET_", "ns::Base::Base<double>(double)"},
+		{"_ZN2ns4BaseC2IdEET_", "ns::Base::Base<double>(double) [base object]"},
+		{"_ZN2ns4CtagC2B1xEv", "ns::Ctag::Ctag[abi:x]() [base object]"},
+		{"_ZThn8_N2ns1VD0Ev", "non-virtual thunk to ns::V::~V() [deleting]"},
+		{"_ZThn8_N2ns1VD1Ev", "non-virtual thunk to ns::V::~V()"},
+		{"_ZN3Foo4aC2IEv", "Foo::aC2I()"},
 	};
 	size_t i;
 	char *d;
