@@ -569,7 +569,7 @@ static int check_function(const struct fn *f, uint64_t lo, uint64_t hi, const ch
 static int check_tail(const struct fn *f, uint64_t patch, uint64_t wend, const char **why,
 		      uint64_t *why_off)
 {
-	uint64_t a, last = 0;
+	uint64_t a, last = 0, prev = 0;
 	struct insn x;
 
 	for (a = patch; a < f->func_end; a += x.in.length) {
@@ -578,6 +578,7 @@ static int check_tail(const struct fn *f, uint64_t patch, uint64_t wend, const c
 			*why = "undecodable instruction in the window";
 			return -1;
 		}
+		prev = last;
 		last = a;
 	}
 	*why_off = f->func_end - f->func;
@@ -585,6 +586,11 @@ static int check_tail(const struct fn *f, uint64_t patch, uint64_t wend, const c
 		*why = "instruction crosses the function end";
 		return -1;
 	}
+	/* -mharden-sls=all ends a function `ret; int3` (the int3 inside its
+	 * size): the ret is its last instruction (xor %eax,%eax; ret; int3). */
+	if (!decode_fn(f, last, &x) && last > patch &&
+	    x.in.mnemonic == ZYDIS_MNEMONIC_INT3)
+		last = prev;
 	if (decode_fn(f, last, &x) || !is_terminator(&x)) {
 		*why_off = last - f->func;
 		*why = "short function that may fall through";

@@ -185,6 +185,12 @@ static const uint8_t f_endbr_int3[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xcc, 0x48, 0x89,
  * 0x1(%rdi),%eax; ret; int3 (the int3 inside the symbol's 5 bytes), then
  * padding: entry-patched before the int3 check refused the window */
 static const uint8_t f_sls_ret_int3[] = {0x8d, 0x47, 0x01, 0xc3, 0xcc, 0x66, 0x90, 0x90};
+/* gcc -O2 -mharden-sls=all of `int zero(void) { return 0; }`: xor
+ * %eax,%eax; ret; int3 (4 bytes), then padding: the window ends in it,
+ * the ret is the last instruction (refused as "may fall through"). */
+static const uint8_t f_sls_short[] = {0x31, 0xc0, 0xc3, 0xcc, 0x66, 0x90, 0x90, 0x90};
+/* The same without the ret: it may fall through. */
+static const uint8_t f_short_int3[] = {0x31, 0xc0, 0x90, 0xcc, 0x66, 0x90, 0x90, 0x90};
 
 struct plan_case {
 	int line;
@@ -206,6 +212,8 @@ static const struct plan_case plan_cases[] = {
 	{__LINE__, CODE(f_endbr_int3), sizeof(f_endbr_int3), 0, 0, 0, 0,
 	 "int3 in the window (a debugger's breakpoint?)", 4},
 	{__LINE__, CODE(f_sls_ret_int3), 5, 0, 1, 0, 5, NULL, 0},
+	{__LINE__, CODE(f_sls_short), 4, 0, 1, 0, 6, NULL, 0},
+	{__LINE__, CODE(f_short_int3), 4, 0, 0, 0, 0, "int3 in the window (a debugger's breakpoint?)", 3},
 	{__LINE__, CODE(f_endbr), sizeof(f_endbr), 0, 1, 4, 8, NULL, 0},
 	{__LINE__, CODE(f_ripmov), sizeof(f_ripmov), 0, 1, 0, 6, NULL, 0},
 	{__LINE__, CODE(f_jcc), sizeof(f_jcc), 0, 1, 0, 9, NULL, 0},
