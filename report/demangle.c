@@ -99,9 +99,9 @@ static const char *variant(const char *mangled, size_t n, const char *d)
 /* cs_demangle, the variant's words added or not. */
 static char *demangle(const char *name, size_t cut, int marked)
 {
-	size_t n, dlen, rest, wlen;
+	size_t n, dlen, rest, wlen, at;
 	char *mangled, *d, *out;
-	const char *words;
+	const char *words, *clone;
 	int status = -1;
 
 	if (strncmp(name, "_Z", 2) != 0)
@@ -130,10 +130,14 @@ static char *demangle(const char *name, size_t cut, int marked)
 	dlen = strlen(d);
 	wlen = strlen(words);
 	rest = strlen(name + n);
+	/* The words right after the name, before a clone's "[clone .cold]". */
+	clone = strstr(d, " [clone ");
+	at = clone ? (size_t)(clone - d) : dlen;
 	out = malloc(dlen + wlen + rest + 1);
 	if (out) {
-		memcpy(out, d, dlen);
-		memcpy(out + dlen, words, wlen);
+		memcpy(out, d, at);
+		memcpy(out + at, words, wlen);
+		memcpy(out + at + wlen, d + at, dlen - at);
 		memcpy(out + dlen + wlen, name + n, rest + 1);
 	}
 	free(d);

@@ -479,6 +479,15 @@ size_t cs_util_label_suffix(const char *t, int callsite, int function)
 	}
 	if (!function)
 		return 0;
+	/* A constructor's or destructor's variant (report/demangle.c), and
+	 * what follows it. */
+	for (i = 0; i < 3; i++) {
+		static const char *const words[] = {" [deleting]", " [base object]",
+						    " [allocating]"};
+
+		if ((p = strstr(t, words[i])) != NULL)
+			return n - (size_t)(p - t);
+	}
 	arg = NULL;
 	if (n && t[n - 1] == ']')
 		for (p = strstr(t, "[arg"); p; p = strstr(p + 1, "[arg"))

@@ -515,6 +515,8 @@ static const struct {
 	{__LINE__, "a_long_function_name@libx.so+0x10[arg1:8]", 0, 30,
 	 "a_long...@libx.so+0x10[arg1:8]"},
 	{__LINE__, "operator[] of some very long class name", 0, 20, "operator[] of som..."},
+	{__LINE__, "VeryLongClass<int>::~VeryLongClass() [deleting]", 0, 30,
+	 "VeryLongClass<in... [deleting]"},
 	/* An end wider than the column: cut as any name. */
 	{__LINE__, "f@/a/very/long/path/to/some/library.so", 0, 20, "f@/a/very/long/pa..."},
 };
@@ -550,7 +552,7 @@ static void test_demangle_variants(void)
 		{"_ZN2ns4BaseC2Ei+0x10", "ns::Base::Base(int) [base object]+0x10"},
 		{"_ZN3Foo5fooD0Ev", "Foo::fooD0()"},
 		{"_ZN3Foo4aC2EEv", "Foo::aC2E()"},
-		{"_ZN2ns4BaseD0Ev.cold", "ns::Base::~Base() [clone .cold] [deleting]"},
+		{"_ZN2ns4BaseD0Ev.cold", "ns::Base::~Base() [deleting] [clone .cold]"},
 		/* A constructor template's arguments, an ABI tag, a thunk. */
 		{"_ZN2ns4BaseC1IdEET_", "ns::Base::Base<double>(double)"},
 		{"_ZN2ns4BaseC2IdEET_", "ns::Base::Base<double>(double) [base object]"},
