@@ -49,7 +49,8 @@ char *cs_util_escape_cut_keep(const char *s, size_t keep, size_t cols, char *buf
  * "@module..." and "[argN:K]"; 0 when none. */
 size_t cs_util_label_suffix(const char *t, int callsite, int function);
 /* Writes v as a plain decimal: an integer when v is integral, else fixed
- * with up to 3 decimals, trailing zeros dropped; from 2^64 on (beyond any
+ * with up to 3 decimals, trailing zeros dropped (above 0 but below 0.001: 6
+ * significant digits, "0.0004", "3.33333e-07"); from 2^64 on (beyond any
  * counter's value) 15 significant digits with an exponent, "1e+200", a
  * valid JSON number.  NaN gives "".  Returns buf. */
 char *cs_util_decimal(long double v, char *buf, size_t len);

@@ -1216,6 +1216,24 @@ static int huge(void)
 	return ret;
 }
 
+/* rare.rpt: an event that is rarely not 0: one page fault in 2500 calls
+ * (mean 0.0004, not "0" beside a total of 1). */
+static int rare(void)
+{
+	struct fx *f = fx_new("/usr/bin/prog", 1300, 2, ev2);
+	uint32_t m = fx_module(f, "/nonexistent/prog", NULL, 0, 0);
+	uint32_t t = fx_target(f, "fn", m, 0, CS_HOOK_GOT);
+	size_t s;
+	int i, ret;
+
+	s = fx_site(f, t, 1300, m, 0x40, CS_KEY_NONE);
+	for (i = 0; i < 2500; i++)
+		call2(f, s, 10, i == 1250);
+	ret = fx_write(f, out("rare.rpt"), 1, 0);
+	fx_free(f);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fx *f;
@@ -1259,6 +1277,7 @@ int main(int argc, char **argv)
 	ret |= c1();
 	ret |= targets();
 	ret |= setup();
+	ret |= rare();
 	/* Keep the compiler from folding the function away. */
 	if (fx_known_function(argc) == 12345)
 		puts("?");
