@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -653,11 +654,58 @@ static void say_notes(const struct cs_report *r)
 	free(v);
 }
 
+/* Why the dynamic loader will run prog in secure mode (AT_SECURE), where
+ * it ignores LD_PRELOAD, so that prog is not measured: set-user-ID or
+ * set-group-ID to someone else, or file capabilities for a user other
+ * than root (see libcacheshim(7)).  prog is looked up as execvp(3) does.
+ * NULL when none (or prog was not found: the exec says why). */
+static const char *secure_reason(const char *prog)
+{
+	const char *path, *p, *end;
+	char buf[PATH_MAX];
+	struct stat st;
+	size_t len;
+	int found = 0;
+
+	if (!prog[0])
+		return NULL;
+	if (strchr(prog, '/')) {
+		found = stat(prog, &st) == 0 && S_ISREG(st.st_mode);
+		if (found && snprintf(buf, sizeof(buf), "%s", prog) >= (int)sizeof(buf))
+			found = 0;
+	} else {
+		path = getenv("PATH");
+		if (!path)
+			path = "/bin:/usr/bin"; /* glibc's execvp's default */
+		for (p = path; !found; p = end + 1) {
+			end = strchr(p, ':');
+			if (!end)
+				end = p + strlen(p);
+			len = (size_t)(end - p);
+			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, p, len ? "/" : "",
+				     prog) < (int)sizeof(buf) &&
+			    stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				found = 1;
+			if (!*end)
+				break;
+		}
+	}
+	if (!found)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		return "is set-user-ID";
+	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())
+		return "is set-group-ID";
+	if (getuid() != 0 && getxattr(buf, "security.capability", NULL, 0) > 0)
+		return "has file capabilities";
+	return NULL;
+}
+
 /* After the run: the summary of the session's report files (unless
  * quiet); and when the shim was told to leave them to the launcher
  * (launcher), its notes and the targets that matched nothing. */
 static void summarize(const char *prog, const char *pattern, uint64_t session, const char *shim,
-		      int quiet, int launcher, const char *targets, size_t top)
+		      int quiet, int launcher, const char *targets, size_t top, const char *secure)
 {
 	struct cs_output_opts o = {
 		.summary = 1, .truncate = 1, .no_notes = launcher, .top = top, .say_more = 1};
@@ -704,7 +752,13 @@ static void summarize(const char *prog, const char *pattern, uint64_t session, c
 			nrun == 1 ? "its" : "their", dir, nrun == 1 ? "it has" : "they have");
 	}
 	if (n == 0) {
-		if (!quiet)
+		/* Not "was the library loaded?": it was, and ld.so left it
+		 * out, as it does for every such program. */
+		if (!quiet && secure)
+			cs_warn("run: %s %s: the dynamic loader ignores LD_PRELOAD in it, so "
+				"it was not measured (no report file of this run in %s)",
+				prog, secure, dir);
+		else if (!quiet)
 			cs_warn("run: no report file of this run in %s (was %s loaded?)", dir,
 				shim);
 	} else if (!quiet) {
@@ -1252,7 +1306,8 @@ int cs_cmd_run(int argc, char **argv)
 	}
 	if (!quiet || unmatched_later)
 		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,
-			  targets ? targets : getenv("CACHESHIM_TARGETS"), top);
+			  targets ? targets : getenv("CACHESHIM_TARGETS"), top,
+			  secure_reason(argv[optind]));
 	fflush(stdout);
 	fflush(stderr);
 	return pass_status(status);

@@ -39,9 +39,16 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	static char topname[] = "cacheshim";
+	static char cmdname[64];
 	size_t i;
 	int c;
 
+	/* getopt's own messages (an unknown option, a missing argument)
+	 * are prefixed with argv[0]: "cacheshim:", as every other message
+	 * is, not the path the program was started by. */
+	if (argc > 0)
+		argv[0] = topname;
 	/* '+': stop at the command name, its options are its own. */
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -69,6 +76,10 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], commands[i].name) == 0) {
 			argc -= optind;
 			argv += optind;
+			/* "cacheshim: run: invalid option -- 'x'", not
+			 * "run: invalid option -- 'x'". */
+			snprintf(cmdname, sizeof(cmdname), "cacheshim: %s", commands[i].name);
+			argv[0] = cmdname;
 			/* getopt restarts from argv[1] of the command; 0 also
 			 * resets glibc's internal state. */
 			optind = 0;

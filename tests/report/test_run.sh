@@ -304,6 +304,18 @@ expect_err $LINENO "cacheshim: run: no program given"
 run_cmd "$CS_CMD" run --bogus true
 expect_status $LINENO 2
 expect_err $LINENO "usage: cacheshim run"
+# getopt's own messages are prefixed cacheshim: as every other is (they
+# began "run: invalid option", from the command's argv[0]).
+expect_err $LINENO "cacheshim: run: unrecognized option '--bogus'"
+run_cmd "$CS_CMD" run -t
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: run: option requires an argument -- 't'"
+run_cmd "$CS_CMD" report -Z
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: report: invalid option -- 'Z'"
+run_cmd "$CS_CMD" -Z
+expect_status $LINENO 2
+expect_err $LINENO "cacheshim: invalid option -- 'Z'"
 
 # Nothing to measure, or an option that names nothing: the shim would
 # say "not profiling" (or measure its default events) and the summary find
