@@ -107,6 +107,11 @@ struct cs_file_header {
 #define CS_LOST_MEMORY 0x20ull /* out of memory */
 #define CS_LOST_OTHER 0x40ull /* a call site's block not made, otherwise */
 #define CS_LOST_ALL 0x7full
+/* Not a reason of lost_calls: functions a pattern matched were left
+ * unwrapped, their target blocks refused (the file full); set with the
+ * refusal's CS_LOST_FILE_FULL or CS_LOST_NO_ROOM.  (A "matched no
+ * function" said of them would be false.) */
+#define CS_LOST_TARGETS 0x100ull
 
 /* Top bit of header.used: set at exit so that no block can be reserved
  * beyond the size the file is then trimmed to. */

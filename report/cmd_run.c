@@ -608,10 +608,13 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 	size_t n, namelen, i;
 	unsigned argn, nseen = 0, k;
 	int one_pid = 1; /* every file is one process's (an exec chain) */
+	int left = 0; /* a file filled up before some functions were wrapped */
 	struct cs_symbols *syms = NULL;
 
 	for (i = 1; i < r->nfiles; i++)
 		one_pid &= r->files[i].pid == r->files[0].pid;
+	for (i = 0; i < r->nfiles; i++)
+		left |= r->files[i].targets_left;
 	while ((b = cs_util_next_item(&rest, &n))) {
 		if (!n || n >= sizeof(tok))
 			continue;
@@ -629,8 +632,13 @@ static void say_unmatched(const struct cs_report *r, const char *list)
 			strcpy(seen[nseen++], tok);
 		if (glob_matched(r, tok, &syms) || (strchr(tok, '+') && address_matched(r, tok)))
 			continue;
-		cs_warn("run: target '%s' matched no function in %s", tok,
-			one_pid ? "the program" : "any of the program's processes");
+		if (left)
+			cs_warn("run: target '%s' is in no report file of this run: a report file "
+				"filled up before the functions it matched could be wrapped",
+				tok);
+		else
+			cs_warn("run: target '%s' matched no function in %s", tok,
+				one_pid ? "the program" : "any of the program's processes");
 	}
 	cs_symbols_free(syms);
 }

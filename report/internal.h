@@ -386,6 +386,7 @@ struct cs_file_info {
 	int incomplete;
 	uint64_t lost_calls;
 	uint64_t lost_why; /* CS_LOST_* */
+	int targets_left; /* CS_LOST_TARGETS: functions left unwrapped */
 	uint64_t tsc_hz;
 	uint64_t session;
 	cs_u128 setup_ticks; /* its threads' cs_thread_block.setup_ticks */

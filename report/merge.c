@@ -628,6 +628,7 @@ static int add_file_info(struct cs_report *r, const struct cs_file *f)
 	fi->pid = f->hdr->pid;
 	fi->incomplete = f->incomplete;
 	fi->lost_calls = f->hdr->lost_calls;
+	fi->targets_left = (f->hdr->lost_why & CS_LOST_TARGETS) != 0;
 	fi->lost_why = !f->hdr->lost_calls		     ? 0
 		       : f->hdr->lost_why & CS_LOST_ALL ? f->hdr->lost_why & CS_LOST_ALL
 							: CS_LOST_UNSAID;

@@ -380,6 +380,9 @@ int cs_target_add(const char *name, uint64_t addr, unsigned argn, uint32_t how)
 	}
 	b = cs_output_reserve(sizeof(*b));
 	if (!b) {
+		if (cs_g.hdr)
+			__atomic_fetch_or(&cs_g.hdr->lost_why, CS_LOST_TARGETS | cs_tls_refusal,
+					  __ATOMIC_RELAXED);
 		CS_LOG_ONCE("report file full (%s); '%s' and later are not wrapped",
 			    cs_output_no_room() ? "no room left on the file system"
 						: "CACHESHIM_CAPACITY_MB",
