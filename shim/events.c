@@ -340,7 +340,8 @@ static void choose_defaults(struct cs_settings *s)
 	/* Informational when the variable is unset; when it named no usable
 	 * event, what is measured instead is said even when quiet. */
 	if (!s->quiet || (getenv("CACHESHIM_EVENTS") && *getenv("CACHESHIM_EVENTS")))
-		cs_log("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line, why);
+		cs_log_note("CACHESHIM_EVENTS not set or names no event; measuring %s%s", line,
+			    why);
 }
 
 /* The core PMU libpfm4 detected (or was forced to): the first present one

@@ -50,6 +50,16 @@ for q in "" -q; do
 	echo "run $q: one line per unmatched target at the end, for 3 processes"
 done
 
+# Without -e, the default events' line is said once for the run, as the
+# run's notes are (each of the 3 processes said it).
+mkdir "$T/defaults.d"
+status=0
+(cd "$T/defaults.d" && env -u CACHESHIM_EVENTS CACHESHIM_LIB=$CS_SHIM "$CS_CMD" run -t cs_inner -- \
+	sh -c "$script" sh "$P/prog_exit") >"$T/defaults.out" 2>"$T/defaults.err" || status=$?
+[ "$status" -eq 0 ] || { show "$T/defaults.err"; fail "defaults: status $status, want 0"; }
+want_lines defaults 1 "CACHESHIM_EVENTS not set or names no event; measuring "
+echo "run without -e: the default events said once for 3 processes"
+
 # The user's own choice stands: each process says it, the launcher not.
 CACHESHIM_UNMATCHED=1 run_unmatched own
 want_lines own 3 "^cacheshim: target 'nosuch_fn' matched no function in any loaded module \(yet\)\$"
