@@ -110,7 +110,9 @@ int cs_report_add_file(struct cs_report *r, const char *path)
 		cs_err("%s", err);
 		return -1;
 	}
-	if (f->incomplete && recorded_any(f))
+	/* (Not from cacheshim run -q, which reads the files for the targets
+	 * only: a program killed by a signal got a warning under -q.) */
+	if (f->incomplete && recorded_any(f) && !r->targets_only)
 		cs_warn("%s is incomplete (program still running or did not exit cleanly)", path);
 	if (f->damage[0]) {
 		if (f->ndamage > 1)

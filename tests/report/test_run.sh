@@ -216,6 +216,10 @@ for sig in TERM KILL SEGV; do
 	expect_err $LINENO "is incomplete (program still running or did not exit cleanly)"
 	expect_err $LINENO "fake_fn"
 done
+# With -q nothing is said of it (the warning was printed under -q).
+run_cmd "$CS_CMD" run -q -o "$T/sigq.%p" -- "$MKFIXTURE" --fake-shim -$(kill -l KILL)
+expect_status $LINENO $((128 + $(kill -l KILL)))
+expect_no_err $LINENO
 
 # Killed, its file running, with a snapshot taken while it ran under a
 # name that sorts first, no block reserved since: alike by their headers,
