@@ -1309,8 +1309,15 @@ int cs_cmd_run(int argc, char **argv)
 	for (i = 0; i < NFORWARDED; i++)
 		sigaction(forwarded[i], &old_fwd[i], NULL);
 	if (n == (ssize_t)sizeof(child_errno)) {
+		struct stat st;
+
+		/* exec says EACCES of a directory: said as a shell says it. */
+		if (child_errno == EACCES && strchr(argv[optind], '/') &&
+		    stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
+			child_errno = EISDIR;
 		cs_err("run: cannot run %s: %s", argv[optind], strerror(child_errno));
-		return child_errno == EACCES || child_errno == EPERM ? 126 : 127;
+		return child_errno == EACCES || child_errno == EPERM || child_errno == EISDIR ? 126
+											    : 127;
 	}
 	if (!quiet || unmatched_later)
 		summarize(argv[optind], output, sid, shim, quiet, unmatched_later,

@@ -261,6 +261,11 @@ expect_status $LINENO 127
 run_cmd "$CS_CMD" run -- "$T/basic.rpt"
 expect_status $LINENO 126
 expect_err $LINENO "Permission denied"
+# A directory: said as a shell says it (exec said "Permission denied").
+mkdir -p "$T/adir"
+run_cmd "$CS_CMD" run -- "$T/adir"
+expect_status $LINENO 126
+expect_err $LINENO "cacheshim: run: cannot run $T/adir: Is a directory"
 
 # Signals sent to the launcher reach the program (kill on the launcher
 # used to leave the program running on its own): the program ends by the
